@@ -1,0 +1,96 @@
+#include "config/expect.hpp"
+
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+bool compare_json(const std::string& op, const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.is_number() && b.is_number()) {
+    double x = a.get<double>(), y = b.get<double>();
+    // Integers beyond double precision still compare exactly when both are integers.
+    if (a.is_number_integer() && b.is_number_integer()) {
+      long long xi = a.get<long long>(), yi = b.get<long long>();
+      if (op == "eq") return xi == yi;
+      if (op == "ne") return xi != yi;
+      if (op == "lt") return xi < yi;
+      if (op == "le") return xi <= yi;
+      if (op == "gt") return xi > yi;
+      return xi >= yi;
+    }
+    if (op == "eq") return x == y;
+    if (op == "ne") return x != y;
+    if (op == "lt") return x < y;
+    if (op == "le") return x <= y;
+    if (op == "gt") return x > y;
+    return x >= y;
+  }
+  if (op == "eq") return a == b;
+  if (op == "ne") return a != b;
+  return false;  // ordering needs numbers
+}
+
+bool lookup_key(const nlohmann::json& result, const std::string& dotted, nlohmann::json& out) {
+  const nlohmann::json* cur = &result;
+  for (const auto& part : split(dotted, '.')) {
+    if (cur->is_object() && cur->contains(part)) {
+      cur = &(*cur)[part];
+    } else if (cur->is_array() && !part.empty() && part.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoul(part) < cur->size()) {
+      cur = &(*cur)[std::stoul(part)];
+    } else {
+      out = nullptr;
+      return false;
+    }
+  }
+  out = *cur;
+  return true;
+}
+
+namespace {
+std::string shorten(const std::string& s, std::size_t n = 80) { return s.size() <= n ? s : s.substr(0, n) + "…"; }
+
+CheckResult check_one(const Expectation& e, const RunFacts& f) {
+  CheckResult r{e.describe(), true, {}};
+  std::vector<std::string> why;
+  if (!e.result_checks.empty()) {
+    nlohmann::json subject;
+    bool present = f.has_result && (e.key.empty() ? (subject = f.result, true) : lookup_key(f.result, e.key, subject));
+    if (!present) {
+      why.push_back(e.key.empty() ? "the run returned no result" : "the result has no '" + e.key + "'");
+    } else {
+      for (const auto& [op, value] : e.result_checks)
+        if (!compare_json(op, subject, value)) why.push_back("got " + shorten(subject.dump()));
+    }
+  }
+  if (e.status && *e.status != f.status) why.push_back("status was " + f.status);
+  if (e.exit_code && *e.exit_code != f.exit_code) why.push_back("exit code was " + std::to_string(f.exit_code));
+  if (e.error && f.error_type != *e.error)
+    why.push_back(f.error_type.empty() ? "no exception was raised" : "raised " + f.error_type);
+  if (e.stdout_contains && f.stdout_text.find(*e.stdout_contains) == std::string::npos) why.push_back("not in stdout");
+  if (e.stderr_contains && f.stderr_text.find(*e.stderr_contains) == std::string::npos) why.push_back("not in stderr");
+  if (!why.empty()) {
+    r.ok = false;
+    r.detail = join(why, "; ");
+    if (!e.note.empty()) r.detail += " (" + e.note + ")";
+  }
+  return r;
+}
+}  // namespace
+
+std::vector<CheckResult> check_expectations(const Case& c, const Version& v, bool free_threaded, const RunFacts& f) {
+  std::vector<CheckResult> out;
+  bool status_said = false;
+  for (const auto& e : c.expects) {
+    if (!e.applies(v, free_threaded)) continue;
+    status_said |= e.constrains_status();
+    out.push_back(check_one(e, f));
+  }
+  if (!status_said) {
+    CheckResult r{"status ok", f.status == "ok", {}};
+    if (!r.ok) r.detail = "status was " + f.status + (f.error_type.empty() ? "" : " (" + f.error_type + ")");
+    out.insert(out.begin(), r);
+  }
+  return out;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,70 @@
+#include "config/experiment.hpp"
+
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+bool Expectation::applies(const Version& v, bool is_free_threaded) const {
+  if (python && !python->matches(v)) return false;
+  if (free_threaded && *free_threaded != is_free_threaded) return false;
+  return true;
+}
+
+namespace {
+const char* op_symbol(const std::string& op) {
+  if (op == "eq") return "==";
+  if (op == "ne") return "!=";
+  if (op == "lt") return "<";
+  if (op == "le") return "<=";
+  if (op == "gt") return ">";
+  return ">=";
+}
+}  // namespace
+
+std::string Expectation::describe() const {
+  std::vector<std::string> when, what;
+  if (python) when.push_back("python " + python->text());
+  if (free_threaded) when.push_back(*free_threaded ? "free-threaded" : "GIL build");
+  const std::string subject = key.empty() ? "result" : "result." + key;
+  for (const auto& [op, value] : result_checks) what.push_back(subject + " " + op_symbol(op) + " " + value.dump());
+  if (status) what.push_back("status " + *status);
+  if (exit_code) what.push_back("exit " + std::to_string(*exit_code));
+  if (error) what.push_back("raises " + *error);
+  if (stdout_contains) what.push_back("stdout has \"" + *stdout_contains + "\"");
+  if (stderr_contains) what.push_back("stderr has \"" + *stderr_contains + "\"");
+  std::string out = when.empty() ? "" : join(when, ", ") + ": ";
+  return out + join(what, ", ");
+}
+
+const Case* Experiment::find_case(const std::string& case_name) const {
+  for (const auto& c : cases)
+    if (c.name == case_name) return &c;
+  return nullptr;
+}
+
+nlohmann::json Experiment::to_json() const {
+  nlohmann::json cases_json = nlohmann::json::array();
+  for (const auto& c : cases) {
+    nlohmann::json expects = nlohmann::json::array();
+    for (const auto& e : c.expects) expects.push_back(e.describe());
+    cases_json.push_back({{"name", c.name},
+                          {"base_name", c.base_name},
+                          {"mode", c.mode},
+                          {"function", c.function},
+                          {"script", c.script},
+                          {"params", c.params},
+                          {"sweep", c.sweep_values},
+                          {"argv", c.argv},
+                          {"subinterpreters", c.subinterpreters},
+                          {"gil", c.gil},
+                          {"show", c.show},
+                          {"expect", expects}});
+  }
+  return {{"name", name},       {"description", description}, {"path", path},
+          {"script", script},   {"interpreters", interpreters}, {"repeat", repeat},
+          {"warmup", warmup},   {"timeout_s", timeout_s},     {"sample_interval_ms", sample_interval_ms},
+          {"baseline", baseline}, {"env", env},               {"article", article},
+          {"params", params},   {"profile", profile},         {"cases", cases_json}};
+}
+
+}  // namespace gilhost

@@ -1,0 +1,87 @@
+#pragma once
+// The experiment model: what a TOML file asks for, after profiles are applied and sweeps expanded.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/version.hpp"
+
+namespace gilhost {
+
+struct SourcePos {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
+};
+
+// One [[case.expect]] entry: conditions (python, free_threaded) and checks.
+struct Expectation {
+  std::optional<VersionSpec> python;
+  std::optional<bool> free_threaded;
+  std::string key;                                          // dotted path into a dict result
+  std::vector<std::pair<std::string, nlohmann::json>> result_checks;  // ("eq"|"ne"|"lt"|..., value)
+  std::optional<std::string> status;
+  std::optional<int> exit_code;
+  std::optional<std::string> error;
+  std::optional<std::string> stdout_contains;
+  std::optional<std::string> stderr_contains;
+  std::string note;
+  SourcePos where;
+
+  bool applies(const Version& v, bool is_free_threaded) const;
+  // Whether this expectation says what the run's status should be (else "ok" is implied).
+  bool constrains_status() const { return status || exit_code || error; }
+  // "python <3.10: result < 4000000" — for tables and failure messages.
+  std::string describe() const;
+};
+
+struct Case {
+  std::string name;       // expanded: "threads[workers=2]"
+  std::string base_name;  // as written: "threads"
+  std::string mode = "call";  // "call" or "main"
+  std::string function;
+  std::string script;  // absolute
+  nlohmann::json params = nlohmann::json::object();  // merged: [params], case params, sweep values
+  nlohmann::json sweep_values = nlohmann::json::object();
+  std::vector<std::string> argv;  // main mode, {name} already substituted
+  int subinterpreters = 0;
+  std::string gil = "own";
+  std::string show;
+  std::vector<Expectation> expects;
+  SourcePos where;
+};
+
+struct Profile {
+  std::optional<int> repeat, warmup;
+  std::optional<double> timeout_s;
+  nlohmann::json params = nlohmann::json::object();
+  std::vector<std::string> cases;
+};
+
+struct Experiment {
+  std::string name;
+  std::string description;
+  std::string path;    // the TOML file
+  std::string script;  // absolute
+  std::vector<std::string> interpreters{"all"};
+  int repeat = 3;
+  int warmup = 0;
+  double timeout_s = 300;
+  int sample_interval_ms = 10;
+  std::string baseline;
+  std::map<std::string, std::string> env;
+  nlohmann::json article = nlohmann::json::object();
+  nlohmann::json params = nlohmann::json::object();
+  std::string profile;  // the one applied, if any
+  std::vector<std::string> profile_names;
+  std::vector<Case> cases;
+
+  const Case* find_case(const std::string& case_name) const;
+  nlohmann::json to_json() const;  // recorded in the results file's header
+};
+
+}  // namespace gilhost

@@ -1,0 +1,466 @@
+#include "config/loader.hpp"
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "util/fd.hpp"
+#include "util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gilhost {
+
+ConfigErrors::ConfigErrors(std::vector<ConfigError> errors)
+    : std::runtime_error([&] {
+        std::string all;
+        for (const auto& e : errors) all += (all.empty() ? "" : "\n") + e.str();
+        return all;
+      }()),
+      errors_(std::move(errors)) {}
+
+namespace {
+
+nlohmann::json to_json(const toml::node& node) {
+  if (auto t = node.as_table()) {
+    nlohmann::json j = nlohmann::json::object();
+    for (auto&& [k, v] : *t) j[std::string(k.str())] = to_json(v);
+    return j;
+  }
+  if (auto a = node.as_array()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (auto&& v : *a) j.push_back(to_json(v));
+    return j;
+  }
+  if (auto v = node.as_integer()) return v->get();
+  if (auto v = node.as_floating_point()) return v->get();
+  if (auto v = node.as_boolean()) return v->get();
+  if (auto v = node.as_string()) return v->get();
+  std::ostringstream text;  // dates and times: kept as their TOML text
+  if (auto v = node.as_date()) text << v->get();
+  if (auto v = node.as_time()) text << v->get();
+  if (auto v = node.as_date_time()) text << v->get();
+  return text.str();
+}
+
+class Loader {
+ public:
+  // `profile_params`: the applied profile's params, which cases read after [params] and their own.
+  Loader(std::string path, std::string profile, nlohmann::json profile_params)
+      : path_(std::move(path)), profile_(std::move(profile)), profile_params_(std::move(profile_params)) {
+    dir_ = fs::absolute(fs::path(path_)).parent_path();
+  }
+
+  Experiment load(const toml::table& root) {
+    Experiment ex;
+    ex.path = fs::absolute(path_).lexically_normal().string();
+    ex.name = fs::path(path_).stem().string();
+    check_keys(root, {"experiment", "params", "profile", "case"}, "the top level");
+
+    const toml::table* exp = table_at(root, "experiment");
+    if (!exp) {
+      error(root.source(), "missing the [experiment] table (it names at least the script)");
+    } else {
+      read_experiment(*exp, ex);
+    }
+    if (auto p = table_at(root, "params")) ex.params = to_json(*p);
+
+    std::map<std::string, Profile> profiles;
+    if (auto ps = table_at(root, "profile")) {
+      for (auto&& [name, node] : *ps) {
+        if (auto t = node.as_table()) {
+          profiles[std::string(name.str())] = read_profile(*t);
+          ex.profile_names.emplace_back(name.str());
+        } else {
+          error(node.source(), "profile." + std::string(name.str()) + " must be a table");
+        }
+      }
+    }
+    const Profile* applied = nullptr;
+    if (!profile_.empty()) {
+      auto it = profiles.find(profile_);
+      if (it == profiles.end()) {
+        error(root.source(), "no profile '" + profile_ + "' in this file" +
+                                 (ex.profile_names.empty() ? "" : " (it has: " + join(ex.profile_names, ", ") + ")"));
+      } else {
+        applied = &it->second;
+        ex.profile = profile_;
+        if (applied->repeat) ex.repeat = *applied->repeat;
+        if (applied->warmup) ex.warmup = *applied->warmup;
+        if (applied->timeout_s) ex.timeout_s = *applied->timeout_s;
+        ex.params.merge_patch(applied->params);
+      }
+    }
+
+    std::set<std::string> base_names;
+    if (auto cases = root.get("case")) {
+      const toml::array* arr = cases->as_array();
+      if (!arr || !arr->is_array_of_tables()) {
+        error(cases->source(), "'case' must be an array of tables: write each as [[case]]");
+      } else {
+        for (auto&& node : *arr) {
+          const toml::table& t = *node.as_table();
+          auto before = ex.cases.size();
+          read_case(t, ex);
+          if (ex.cases.size() > before) {
+            const std::string& base = ex.cases.back().base_name;
+            if (!base_names.insert(base).second) error(t.source(), "duplicate case name '" + base + "'");
+          }
+        }
+      }
+    }
+    if (ex.cases.empty() && errors_.empty()) error(root.source(), "no [[case]]: an experiment needs at least one");
+
+    if (applied) {
+      for (const auto& name : applied->cases)
+        if (!base_names.count(name)) error(root.source(), "profile '" + profile_ + "' names unknown case '" + name + "'");
+      if (!applied->cases.empty()) {
+        std::vector<Case> kept;
+        for (auto& c : ex.cases)
+          for (const auto& name : applied->cases)
+            if (c.base_name == name) kept.push_back(c);
+        ex.cases = std::move(kept);
+      }
+    }
+    for (const auto& [name, prof] : profiles)
+      for (const auto& c : prof.cases)
+        if (!base_names.count(c)) error(root.source(), "profile '" + name + "' names unknown case '" + c + "'");
+
+    if (!ex.baseline.empty()) {
+      bool found = false;
+      for (const auto& c : ex.cases) found |= (c.name == ex.baseline || c.base_name == ex.baseline);
+      if (!found && applied == nullptr) error(baseline_src_, "baseline '" + ex.baseline + "' is not a case name");
+    }
+    if (!errors_.empty()) throw ConfigErrors(errors_);
+    return ex;
+  }
+
+ private:
+  void error(const toml::source_region& src, const std::string& message) {
+    errors_.push_back(ConfigError{SourcePos{path_, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)}, message});
+  }
+
+  void check_keys(const toml::table& t, std::initializer_list<const char*> allowed, const std::string& where) {
+    for (auto&& [k, v] : t) {
+      bool ok = false;
+      for (const char* a : allowed) ok |= (k.str() == a);
+      if (!ok) {
+        std::vector<std::string> names(allowed.begin(), allowed.end());
+        error(k.source(), "unknown key '" + std::string(k.str()) + "' in " + where + " (allowed: " + join(names, ", ") + ")");
+      }
+    }
+  }
+
+  const toml::table* table_at(const toml::table& t, const char* key) {
+    const toml::node* n = t.get(key);
+    if (!n) return nullptr;
+    if (!n->is_table()) {
+      error(n->source(), std::string("'") + key + "' must be a table");
+      return nullptr;
+    }
+    return n->as_table();
+  }
+
+  std::optional<std::string> get_string(const toml::table& t, const char* key) {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    if (auto s = n->as_string()) return s->get();
+    error(n->source(), std::string("'") + key + "' must be a string");
+    return std::nullopt;
+  }
+
+  std::optional<std::int64_t> get_int(const toml::table& t, const char* key, std::int64_t min) {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    auto v = n->as_integer();
+    if (!v) {
+      error(n->source(), std::string("'") + key + "' must be an integer");
+      return std::nullopt;
+    }
+    if (v->get() < min) {
+      error(n->source(), std::string("'") + key + "' must be at least " + std::to_string(min));
+      return std::nullopt;
+    }
+    return v->get();
+  }
+
+  std::optional<double> get_seconds(const toml::table& t, const char* key) {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    double value = 0;
+    if (auto i = n->as_integer()) value = static_cast<double>(i->get());
+    else if (auto f = n->as_floating_point()) value = f->get();
+    else {
+      error(n->source(), std::string("'") + key + "' must be a number of seconds");
+      return std::nullopt;
+    }
+    if (!(value > 0)) {
+      error(n->source(), std::string("'") + key + "' must be more than 0 seconds");
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  std::optional<bool> get_bool(const toml::table& t, const char* key) {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    if (auto b = n->as_boolean()) return b->get();
+    error(n->source(), std::string("'") + key + "' must be true or false");
+    return std::nullopt;
+  }
+
+  std::vector<std::string> get_strings(const toml::table& t, const char* key) {
+    std::vector<std::string> out;
+    const toml::node* n = t.get(key);
+    if (!n) return out;
+    const toml::array* a = n->as_array();
+    if (!a) {
+      error(n->source(), std::string("'") + key + "' must be an array of strings");
+      return out;
+    }
+    for (auto&& item : *a) {
+      if (auto s = item.as_string()) out.push_back(s->get());
+      else error(item.source(), std::string("'") + key + "' must hold strings only");
+    }
+    return out;
+  }
+
+  std::string script_path(const toml::table& t, const std::string& rel) {
+    fs::path p = fs::path(rel).is_absolute() ? fs::path(rel) : dir_ / rel;
+    p = p.lexically_normal();
+    if (!fs::is_regular_file(p)) error(t.get("script")->source(), "script not found: " + p.string());
+    return p.string();
+  }
+
+  void read_experiment(const toml::table& t, Experiment& ex) {
+    check_keys(t, {"name", "description", "script", "interpreters", "repeat", "warmup", "timeout",
+                   "sample_interval_ms", "baseline", "env", "article"}, "[experiment]");
+    if (auto v = get_string(t, "name")) ex.name = *v;
+    if (auto v = get_string(t, "description")) ex.description = *v;
+    if (auto v = get_string(t, "script")) ex.script = script_path(t, *v);
+    if (t.get("interpreters")) {
+      ex.interpreters = get_strings(t, "interpreters");
+      if (ex.interpreters.empty()) error(t.get("interpreters")->source(), "'interpreters' is empty: write [\"all\"] for every build found");
+    }
+    if (auto v = get_int(t, "repeat", 1)) ex.repeat = static_cast<int>(*v);
+    if (auto v = get_int(t, "warmup", 0)) ex.warmup = static_cast<int>(*v);
+    if (auto v = get_seconds(t, "timeout")) ex.timeout_s = *v;
+    if (auto v = get_int(t, "sample_interval_ms", 1)) ex.sample_interval_ms = static_cast<int>(*v);
+    if (auto v = get_string(t, "baseline")) {
+      ex.baseline = *v;
+      baseline_src_ = t.get("baseline")->source();
+    }
+    if (auto env = table_at(t, "env")) {
+      for (auto&& [k, v] : *env) {
+        if (auto s = v.as_string()) ex.env[std::string(k.str())] = s->get();
+        else error(v.source(), "env values must be strings");
+      }
+    }
+    if (auto article = table_at(t, "article")) ex.article = to_json(*article);
+  }
+
+  Profile read_profile(const toml::table& t) {
+    check_keys(t, {"repeat", "warmup", "timeout", "params", "cases"}, "a [profile.*] table");
+    Profile p;
+    if (auto v = get_int(t, "repeat", 1)) p.repeat = static_cast<int>(*v);
+    if (auto v = get_int(t, "warmup", 0)) p.warmup = static_cast<int>(*v);
+    p.timeout_s = get_seconds(t, "timeout");
+    if (auto params = table_at(t, "params")) p.params = to_json(*params);
+    p.cases = get_strings(t, "cases");
+    return p;
+  }
+
+  Expectation read_expect(const toml::table& t) {
+    check_keys(t, {"python", "free_threaded", "key", "result", "result_ne", "result_lt", "result_le", "result_gt",
+                   "result_ge", "status", "exit_code", "error", "stdout", "stderr", "note"}, "[[case.expect]]");
+    Expectation e;
+    e.where = SourcePos{path_, static_cast<int>(t.source().begin.line), static_cast<int>(t.source().begin.column)};
+    if (auto v = get_string(t, "python")) {
+      try {
+        e.python = VersionSpec::parse(*v);
+      } catch (const std::invalid_argument& err) {
+        error(t.get("python")->source(), err.what());
+      }
+    }
+    e.free_threaded = get_bool(t, "free_threaded");
+    if (auto v = get_string(t, "key")) e.key = *v;
+    static const std::pair<const char*, const char*> kChecks[] = {{"result", "eq"},    {"result_ne", "ne"},
+                                                                  {"result_lt", "lt"}, {"result_le", "le"},
+                                                                  {"result_gt", "gt"}, {"result_ge", "ge"}};
+    for (const auto& [key, op] : kChecks) {
+      const toml::node* n = t.get(key);
+      if (!n) continue;
+      nlohmann::json value = to_json(*n);
+      if (std::string(op) != "eq" && std::string(op) != "ne" && !value.is_number())
+        error(n->source(), std::string("'") + key + "' compares numbers: give a number");
+      e.result_checks.emplace_back(op, value);
+    }
+    if (auto v = get_string(t, "status")) {
+      if (*v != "ok" && *v != "error" && *v != "timeout" && *v != "crashed")
+        error(t.get("status")->source(), "status must be one of ok, error, timeout, crashed");
+      e.status = *v;
+    }
+    if (auto v = get_int(t, "exit_code", -255)) e.exit_code = static_cast<int>(*v);
+    e.error = get_string(t, "error");
+    e.stdout_contains = get_string(t, "stdout");
+    e.stderr_contains = get_string(t, "stderr");
+    if (auto v = get_string(t, "note")) e.note = *v;
+    if (e.result_checks.empty() && !e.status && !e.exit_code && !e.error && !e.stdout_contains && !e.stderr_contains)
+      error(t.source(), "this expectation checks nothing: add result, status, error, exit_code, stdout or stderr");
+    return e;
+  }
+
+  // "{name}" in argv -> the param's value; unknown names are errors.
+  std::string substitute(const std::string& arg, const nlohmann::json& params, const toml::source_region& src) {
+    std::string out;
+    for (std::size_t i = 0; i < arg.size(); ++i) {
+      if (arg[i] == '{') {
+        std::size_t close = arg.find('}', i);
+        if (close != std::string::npos) {
+          std::string name = arg.substr(i + 1, close - i - 1);
+          if (params.contains(name)) {
+            const auto& v = params[name];
+            out += v.is_string() ? v.get<std::string>() : v.dump();
+          } else {
+            error(src, "argv uses {" + name + "} but no param has that name");
+          }
+          i = close;
+          continue;
+        }
+      }
+      out += arg[i];
+    }
+    return out;
+  }
+
+  void read_case(const toml::table& t, Experiment& ex) {
+    check_keys(t, {"name", "call", "main", "argv", "script", "params", "sweep", "subinterpreters", "gil", "show",
+                   "expect"}, "[[case]]");
+    Case c;
+    c.where = SourcePos{path_, static_cast<int>(t.source().begin.line), static_cast<int>(t.source().begin.column)};
+    auto name = get_string(t, "name");
+    if (!name || name->empty()) {
+      error(t.source(), "a [[case]] needs a name");
+      return;
+    }
+    c.base_name = *name;
+    auto call = get_string(t, "call");
+    bool main = get_bool(t, "main").value_or(false);
+    if (call && main) error(t.source(), "case '" + *name + "': give either call = \"function\" or main = true, not both");
+    if (!call && !main) error(t.source(), "case '" + *name + "': say what to run: call = \"function\" or main = true");
+    c.mode = main ? "main" : "call";
+    if (call) c.function = *call;
+    if (auto s = get_string(t, "script")) c.script = script_path(t, *s);
+    else c.script = ex.script;
+    if (c.script.empty()) error(t.source(), "case '" + *name + "': no script (set [experiment] script or the case's)");
+    c.params = ex.params;
+    if (auto p = table_at(t, "params")) c.params.merge_patch(to_json(*p));
+    if (auto v = get_int(t, "subinterpreters", 1)) c.subinterpreters = static_cast<int>(*v);
+    if (auto v = get_string(t, "gil")) {
+      if (*v != "own" && *v != "shared") error(t.get("gil")->source(), "gil must be \"own\" or \"shared\"");
+      c.gil = *v;
+    }
+    if (auto v = get_string(t, "show")) c.show = *v;
+    if (auto e = t.get("expect")) {
+      const toml::array* arr = e->as_array();
+      if (!arr || !arr->is_array_of_tables()) error(e->source(), "'expect' must be written as [[case.expect]] tables");
+      else
+        for (auto&& node : *arr) c.expects.push_back(read_expect(*node.as_table()));
+    }
+    std::vector<std::string> argv_templates = get_strings(t, "argv");
+    if (!argv_templates.empty() && !main) error(t.get("argv")->source(), "argv is for main = true cases");
+
+    // Sweeps: the cartesian product of every key's values.
+    std::vector<nlohmann::json> combos{nlohmann::json::object()};
+    if (auto sweep = table_at(t, "sweep")) {
+      for (auto&& [k, v] : *sweep) {
+        const toml::array* values = v.as_array();
+        if (!values || values->empty()) {
+          error(v.source(), "sweep." + std::string(k.str()) + " must be a non-empty array of values");
+          continue;
+        }
+        std::vector<nlohmann::json> next;
+        for (const auto& combo : combos)
+          for (auto&& value : *values) {
+            nlohmann::json c2 = combo;
+            c2[std::string(k.str())] = to_json(value);
+            next.push_back(std::move(c2));
+          }
+        combos = std::move(next);
+      }
+    }
+    const bool has_sweep = t.get("sweep") != nullptr;
+    for (const auto& combo : combos) {
+      Case expanded = c;
+      expanded.sweep_values = combo;
+      expanded.params.merge_patch(combo);
+      // Precedence: [params] < case params < profile params < sweep values (a quick profile is quick
+      // for every case, and a sweep still sweeps).
+      for (auto& [k, v] : profile_params_.items())
+        if (!combo.contains(k)) expanded.params[k] = v;
+      if (combo.contains("subinterpreters")) {
+        if (!combo["subinterpreters"].is_number_integer() || combo["subinterpreters"].get<int>() < 1)
+          error(t.get("sweep")->source(), "sweep.subinterpreters values must be integers >= 1");
+        else
+          expanded.subinterpreters = combo["subinterpreters"].get<int>();
+      }
+      if (has_sweep) {
+        std::vector<std::string> parts;
+        for (auto& [k, v] : combo.items()) parts.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+        expanded.name = c.base_name + "[" + join(parts, ",") + "]";
+      } else {
+        expanded.name = c.base_name;
+      }
+      for (const auto& a : argv_templates) expanded.argv.push_back(substitute(a, expanded.params, t.get("argv")->source()));
+      if (expanded.subinterpreters > 0 && expanded.mode == "main")
+        error(t.source(), "case '" + *name + "': subinterpreters run a function: use call = \"...\", not main");
+      ex.cases.push_back(std::move(expanded));
+    }
+  }
+
+  std::string path_;
+  std::string profile_;
+  nlohmann::json profile_params_;
+  fs::path dir_;
+  toml::source_region baseline_src_;
+  std::vector<ConfigError> errors_;
+};
+
+Experiment load_root(const toml::table& root, const std::string& path, const std::string& profile) {
+  nlohmann::json profile_params = nlohmann::json::object();
+  if (!profile.empty())
+    if (auto ps = root["profile"][profile]["params"].as_table()) profile_params = to_json(*ps);
+  return Loader(path, profile, profile_params).load(root);
+}
+
+ConfigErrors parse_failure(const toml::parse_error& err, const std::string& path) {
+  const auto& src = err.source();
+  return ConfigErrors({ConfigError{SourcePos{path, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)},
+                                   std::string(err.description())}});
+}
+
+}  // namespace
+
+Experiment load_experiment_text(const std::string& text, const std::string& path, const std::string& profile) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& err) {
+    throw parse_failure(err, path);
+  }
+  return load_root(root, path, profile);
+}
+
+Experiment load_experiment(const std::string& path, const std::string& profile) {
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception& e) {
+    throw ConfigErrors({ConfigError{SourcePos{path, 0, 0}, std::string("cannot read the file: ") + e.what()}});
+  }
+  return load_experiment_text(text, path, profile);
+}
+
+}  // namespace gilhost

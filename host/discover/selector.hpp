@@ -1,0 +1,30 @@
+#pragma once
+// Interpreter selectors: all, ft, gil, 3.12, 3.12.1, 3.13t, ">=3.11", or a path.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "discover/interpreter.hpp"
+
+namespace gilhost {
+
+struct Skipped {
+  std::string selector;
+  std::string label;  // the build, when one was found but cannot run
+  std::string reason;
+  nlohmann::json to_json() const { return {{"selector", selector}, {"label", label}, {"reason", reason}}; }
+};
+
+struct Selection {
+  std::vector<Interpreter> selected;
+  std::vector<Skipped> skipped;
+};
+
+// `probe_path` resolves path selectors that discovery did not find (nullopt + reason when unusable).
+using PathProber = std::function<std::optional<Interpreter>(const std::string& path, std::string& reason)>;
+
+Selection select_interpreters(const std::vector<Interpreter>& found, const std::vector<std::string>& selectors,
+                              const PathProber& probe_path);
+
+}  // namespace gilhost

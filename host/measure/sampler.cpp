@@ -1,0 +1,167 @@
+#include "measure/sampler.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "measure/clock.hpp"
+
+namespace gilhost {
+
+bool parse_proc_stat(const std::string& text, ProcStat& out) {
+  std::size_t open = text.find('(');
+  std::size_t close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return false;
+  out.pid = static_cast<pid_t>(std::atol(text.c_str()));
+  // Fields after the name, numbered as in proc(5): 3 state, 4 ppid, 5 pgrp, 14 utime, 15 stime,
+  // 20 num_threads, 24 rss.
+  const char* p = text.c_str() + close + 1;
+  int field = 3;
+  char* end = nullptr;
+  while (*p && field <= 24) {
+    while (*p == ' ') ++p;
+    if (!*p) break;
+    switch (field) {
+      case 3: out.state = *p; break;
+      case 4: out.ppid = static_cast<pid_t>(std::strtol(p, &end, 10)); break;
+      case 5: out.pgrp = static_cast<pid_t>(std::strtol(p, &end, 10)); break;
+      case 14: out.utime_ticks = std::strtoull(p, &end, 10); break;
+      case 15: out.stime_ticks = std::strtoull(p, &end, 10); break;
+      case 20: out.threads = std::strtol(p, &end, 10); break;
+      case 24: out.rss_pages = std::strtol(p, &end, 10); break;
+      default: break;
+    }
+    while (*p && *p != ' ') ++p;
+    ++field;
+  }
+  return field > 24;
+}
+
+namespace {
+bool read_stat_fd(int fd, ProcStat& out) {
+  char buf[1024];
+  ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return false;
+  buf[n] = 0;
+  return parse_proc_stat(std::string(buf, static_cast<std::size_t>(n)), out);
+}
+
+UniqueFd open_stat(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  return UniqueFd(::open(path, O_RDONLY | O_CLOEXEC));
+}
+}  // namespace
+
+TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks)
+    : root_(root),
+      rescan_every_(rescan_every_ticks < 1 ? 1 : rescan_every_ticks),
+      start_ns_(monotonic_ns()),
+      page_size_(::sysconf(_SC_PAGESIZE)),
+      clock_ticks_(static_cast<double>(::sysconf(_SC_CLK_TCK))) {
+  members_[root_].stat_fd = open_stat(root_);
+}
+
+void TreeSampler::rescan() {
+  DIR* dir = ::opendir("/proc");
+  if (!dir) return;
+  std::map<pid_t, pid_t> parent_of;
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    pid_t pid = static_cast<pid_t>(std::atol(e->d_name));
+    if (members_.count(pid)) continue;
+    UniqueFd fd = open_stat(pid);
+    ProcStat st;
+    if (!fd || !read_stat_fd(fd.get(), st)) continue;
+    if (st.pgrp == root_) {
+      members_[pid].stat_fd = std::move(fd);
+    } else {
+      parent_of[pid] = st.ppid;
+    }
+  }
+  ::closedir(dir);
+  // Descendants that left the group (setsid, setpgid) still belong to the tree through their parents.
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (auto it = parent_of.begin(); it != parent_of.end();) {
+      if (members_.count(it->second)) {
+        members_[it->first].stat_fd = open_stat(it->first);
+        it = parent_of.erase(it);
+        grew = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+void TreeSampler::sample() {
+  const std::int64_t t0 = monotonic_ns();
+  if (ticks_++ % rescan_every_ == 0) rescan();
+  Sample s;
+  s.t_ns = t0 - start_ns_;
+  std::uint64_t ticks = 0;
+  for (auto it = members_.begin(); it != members_.end();) {
+    ProcStat st;
+    if (!it->second.stat_fd || !read_stat_fd(it->second.stat_fd.get(), st) || st.state == 'Z') {
+      // Gone, or a zombie whose memory is already released: keep the fd closed but remember the pid.
+      it->second.stat_fd.reset();
+      ++it;
+      continue;
+    }
+    const std::int64_t rss = static_cast<std::int64_t>(st.rss_pages) * page_size_;
+    s.rss_bytes += rss;
+    if (it->first == root_) s.root_rss_bytes = rss;
+    s.threads += static_cast<int>(st.threads);
+    s.processes += 1;
+    ticks += st.utime_ticks + st.stime_ticks;
+    ++it;
+  }
+  s.cpu_s = static_cast<double>(ticks) / clock_ticks_;
+  if (s.processes > 0) {
+    samples_.push_back(s);
+    peak_rss_ = std::max(peak_rss_, s.rss_bytes);
+    peak_root_rss_ = std::max(peak_root_rss_, s.root_rss_bytes);
+    peak_threads_ = std::max(peak_threads_, s.threads);
+    peak_procs_ = std::max(peak_procs_, s.processes);
+  }
+  cost_ns_ += monotonic_ns() - t0;
+}
+
+std::vector<pid_t> TreeSampler::live_members() {
+  rescan();
+  std::vector<pid_t> out;
+  for (auto& [pid, m] : members_) {
+    if (pid == root_ || !m.stat_fd) continue;
+    ProcStat st;
+    if (read_stat_fd(m.stat_fd.get(), st) && st.state != 'Z') out.push_back(pid);
+  }
+  return out;
+}
+
+nlohmann::json TreeSampler::summary(std::size_t max_points) const {
+  nlohmann::json timeline = nlohmann::json::array();
+  const std::size_t n = samples_.size();
+  const std::size_t step = n > max_points ? (n + max_points - 1) / max_points : 1;
+  for (std::size_t i = 0; i < n; i += step) {
+    // Keep each bucket's peak, so downsampling never hides the high-water mark.
+    Sample peak = samples_[i];
+    for (std::size_t k = i; k < std::min(n, i + step); ++k)
+      if (samples_[k].rss_bytes > peak.rss_bytes) peak = samples_[k];
+    timeline.push_back({peak.t_ns / 1000000, peak.rss_bytes, peak.threads, peak.processes});
+  }
+  return {{"samples", n},
+          {"peak_tree_rss_bytes", peak_rss_},
+          {"peak_root_rss_bytes", peak_root_rss_},
+          {"peak_threads", peak_threads_},
+          {"peak_processes", peak_procs_},
+          {"sampling_cost_ns", cost_ns_},
+          {"timeline_columns", {"t_ms", "tree_rss_bytes", "threads", "processes"}},
+          {"timeline", timeline}};
+}
+
+}  // namespace gilhost

@@ -1,0 +1,78 @@
+#pragma once
+// Samples a run's process tree from /proc: RSS, threads, processes, CPU ticks.
+//
+// Members are the root and every process in its process group (multiprocessing children stay in it).
+// Known members are re-read each tick through an open /proc/PID/stat descriptor (one pread each); the
+// full /proc scan that finds new members runs less often, since it costs far more than a tick.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/fd.hpp"
+
+namespace gilhost {
+
+// Fields of /proc/PID/stat that the sampler uses.
+struct ProcStat {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  pid_t pgrp = 0;
+  char state = '?';
+  std::uint64_t utime_ticks = 0;
+  std::uint64_t stime_ticks = 0;
+  long threads = 0;
+  long rss_pages = 0;
+};
+// Parses the text of /proc/PID/stat (the command name may hold spaces and parentheses).
+bool parse_proc_stat(const std::string& text, ProcStat& out);
+
+struct Sample {
+  std::int64_t t_ns = 0;  // since the sampler started
+  std::int64_t rss_bytes = 0;  // tree sum
+  std::int64_t root_rss_bytes = 0;
+  int threads = 0;
+  int processes = 0;
+  double cpu_s = 0;  // tree CPU of the live members
+};
+
+class TreeSampler {
+ public:
+  TreeSampler(pid_t root, int rescan_every_ticks);
+  void sample();
+  // After the run: peaks and a timeline downsampled to at most `max_points`.
+  nlohmann::json summary(std::size_t max_points = 200) const;
+
+  std::int64_t peak_rss_bytes() const { return peak_rss_; }
+  std::int64_t peak_root_rss_bytes() const { return peak_root_rss_; }
+  int peak_threads() const { return peak_threads_; }
+  int peak_processes() const { return peak_procs_; }
+  std::size_t sample_count() const { return samples_.size(); }
+  const std::vector<Sample>& samples() const { return samples_; }
+  std::int64_t sampling_cost_ns() const { return cost_ns_; }
+  // Members alive now other than the root (after a fresh scan): what a run left behind.
+  std::vector<pid_t> live_members();
+
+ private:
+  void rescan();
+  struct Member {
+    UniqueFd stat_fd;
+  };
+  pid_t root_;
+  int rescan_every_;
+  long ticks_ = 0;
+  std::int64_t start_ns_;
+  long page_size_;
+  double clock_ticks_;
+  std::map<pid_t, Member> members_;
+  std::vector<Sample> samples_;
+  std::int64_t peak_rss_ = 0, peak_root_rss_ = 0;
+  int peak_threads_ = 0, peak_procs_ = 0;
+  std::int64_t cost_ns_ = 0;
+};
+
+}  // namespace gilhost

@@ -1,0 +1,43 @@
+#include "report/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace gilhost {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Stats compute_stats(std::vector<double> v) {
+  Stats s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.median = median_of(v);
+  std::vector<double> dev;
+  for (double x : v) dev.push_back(std::fabs(x - s.median));
+  s.mad = median_of(dev);
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  if (v.size() > 1) {
+    double ss = 0;
+    for (double x : v) ss += (x - s.mean) * (x - s.mean);
+    s.stdev = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  }
+  return s;
+}
+
+std::vector<double> paired_ratios(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    if (a[i] > 0 && b[i] > 0) out.push_back(a[i] / b[i]);
+  return out;
+}
+
+}  // namespace gilhost

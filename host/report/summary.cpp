@@ -1,0 +1,162 @@
+#include "report/summary.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "config/expect.hpp"
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+const Cell* Summary::cell(const std::string& c, const std::string& i) const {
+  auto it = cells.find({c, i});
+  return it == cells.end() ? nullptr : &it->second;
+}
+
+std::string result_display(const nlohmann::json& v, std::size_t width) {
+  std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "-" : v.dump();
+  if (v.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v.get<double>());
+    s = buf;
+  }
+  if (display_width(s) > width) s = s.substr(0, width - 1) + "…";
+  return s;
+}
+
+namespace {
+
+nlohmann::json shown_value(const nlohmann::json& run, const std::string& show) {
+  if (!run.value("has_result", false)) return nullptr;
+  const nlohmann::json& result = run["result"];
+  if (show.empty()) return result;
+  nlohmann::json out;
+  lookup_key(result, show, out);
+  return out;
+}
+
+std::string describe_results(const std::vector<nlohmann::json>& values, bool any_error, const std::string& error_type) {
+  if (values.empty()) return any_error ? (error_type.empty() ? "error" : error_type) : "-";
+  bool all_same = std::all_of(values.begin(), values.end(), [&](const nlohmann::json& v) { return v == values[0]; });
+  if (all_same) return result_display(values[0]);
+  bool numeric = std::all_of(values.begin(), values.end(), [](const nlohmann::json& v) { return v.is_number(); });
+  if (numeric) {
+    std::vector<double> xs;
+    for (const auto& v : values) xs.push_back(v.get<double>());
+    auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    auto fmt = [](double x) { return result_display(nlohmann::json(x == static_cast<long long>(x) ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x))); };
+    return fmt(*lo) + "–" + fmt(*hi);
+  }
+  return result_display(values[0], 18) + " (varies)";
+}
+
+}  // namespace
+
+Summary summarize(const std::vector<nlohmann::json>& records, const std::string& baseline,
+                  const std::map<std::string, std::string>& show) {
+  Summary s;
+  s.baseline = baseline;
+  std::set<std::string> seen_cases, seen_interps;
+  for (const auto& r : records) {
+    if (r.value("type", "") == "skip") {
+      s.skips.push_back(r);
+      continue;
+    }
+    if (r.value("type", "") != "run") continue;
+    if (s.experiment.empty()) s.experiment = r.value("experiment", "");
+    const std::string c = r.value("case", ""), i = r.value("interpreter", "");
+    if (seen_cases.insert(c).second) s.cases.push_back(c);
+    if (seen_interps.insert(i).second) s.interpreters.push_back(i);
+    Cell& cell = s.cells[{c, i}];
+    cell.case_name = c;
+    cell.interpreter = i;
+    cell.free_threaded = r.value("free_threaded", false);
+    cell.mode = r.value("mode", "");
+    if (!r.value("warmup", false)) cell.runs.push_back(r);
+  }
+
+  for (auto& [key, cell] : s.cells) {
+    std::vector<double> wall, cpw, init, vol, invol;
+    std::vector<nlohmann::json> values;
+    std::map<std::string, int> status_count;
+    std::string error_type;
+    bool any_error = false;
+    auto show_it = show.find(cell.case_name);
+    const std::string show_key = show_it == show.end() ? "" : show_it->second;
+    for (const auto& r : cell.runs) {
+      const std::string status = r.value("status", "");
+      ++status_count[status];
+      if (status == "ok" || status == "error") {
+        wall.push_back(static_cast<double>(r.value("wall_ns", std::int64_t{0})) / 1e9);
+        cpw.push_back(r.value("cpu_per_wall", 0.0));
+      }
+      init.push_back(static_cast<double>(r.value("init_ns", std::int64_t{0})) / 1e9);
+      const auto& cpu = r.contains("cpu") ? r["cpu"] : nlohmann::json::object();
+      vol.push_back(static_cast<double>(cpu.value("voluntary_switches", 0L)));
+      invol.push_back(static_cast<double>(cpu.value("involuntary_switches", 0L)));
+      if (r.contains("rss") && r["rss"].is_object()) {
+        cell.peak_tree_rss_bytes = std::max(cell.peak_tree_rss_bytes, static_cast<double>(r["rss"].value("peak_tree_rss_bytes", 0LL)));
+        cell.peak_threads = std::max(cell.peak_threads, r["rss"].value("peak_threads", 0));
+        cell.peak_processes = std::max(cell.peak_processes, r["rss"].value("peak_processes", 0));
+      }
+      cell.max_rss_bytes = std::max(cell.max_rss_bytes, static_cast<double>(r.value("max_rss_kb", 0L)) * 1024.0);
+      if (r.contains("gil_enabled") && r["gil_enabled"].is_boolean()) {
+        bool on = r["gil_enabled"].get<bool>();
+        cell.gil_enabled = cell.gil_enabled.has_value() ? (*cell.gil_enabled && on) : on;
+      }
+      nlohmann::json v = shown_value(r, show_key);
+      if (r.value("has_result", false)) values.push_back(v);
+      if (r.contains("error") && r["error"].is_object()) {
+        any_error = true;
+        error_type = r["error"].value("type", "");
+      } else if (status != "ok") {
+        any_error = true;
+        error_type = status;
+      }
+      if (!r.value("expect_ok", true)) {
+        ++cell.runs_failed_expectations;
+        for (const auto& chk : r.value("expect", nlohmann::json::array()))
+          if (!chk.value("ok", true)) {
+            std::string f = chk.value("expect", "") + ": " + chk.value("detail", "");
+            if (std::find(cell.failures.begin(), cell.failures.end(), f) == cell.failures.end()) cell.failures.push_back(f);
+          }
+      }
+    }
+    cell.wall_s = compute_stats(wall);
+    cell.cpu_per_wall = compute_stats(cpw);
+    cell.init_s = compute_stats(init);
+    cell.voluntary_switches = compute_stats(vol);
+    cell.involuntary_switches = compute_stats(invol);
+    cell.result_text = describe_results(values, any_error, error_type);
+    std::vector<std::string> parts;
+    for (const auto& [st, n] : status_count) parts.push_back(status_count.size() == 1 ? st : st + " x" + std::to_string(n));
+    cell.statuses = join(parts, ", ");
+    if (!cell.expectations_ok()) ++s.expectation_failures;
+  }
+
+  if (!baseline.empty()) {
+    // The baseline may be named by its base name when it was swept: take the first expansion.
+    std::string base_case;
+    for (const auto& c : s.cases)
+      if (c == baseline || (base_case.empty() && starts_with(c, baseline + "["))) base_case = c;
+    for (auto& [key, cell] : s.cells) {
+      const Cell* b = s.cell(base_case, cell.interpreter);
+      if (!b || base_case.empty()) continue;
+      std::map<int, double> bw;
+      for (const auto& r : b->runs)
+        if (r.value("status", "") == "ok") bw[r.value("repeat", 0)] = static_cast<double>(r.value("wall_ns", std::int64_t{0}));
+      std::vector<double> a_vals, b_vals;
+      for (const auto& r : cell.runs) {
+        auto it = bw.find(r.value("repeat", 0));
+        if (it == bw.end() || r.value("status", "") != "ok") continue;
+        a_vals.push_back(static_cast<double>(r.value("wall_ns", std::int64_t{0})));
+        b_vals.push_back(it->second);
+      }
+      auto ratios = paired_ratios(a_vals, b_vals);
+      if (!ratios.empty()) cell.ratio = compute_stats(ratios);
+    }
+  }
+  return s;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,57 @@
+#pragma once
+// Run records -> one cell per case x interpreter: statistics, result, expectation verdicts.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/stats.hpp"
+
+namespace gilhost {
+
+struct Cell {
+  std::string case_name;
+  std::string interpreter;
+  std::vector<nlohmann::json> runs;  // measured (not warm-up), in round order
+  Stats wall_s;
+  Stats cpu_per_wall;
+  Stats init_s;  // interpreter start-up in the runner
+  double peak_tree_rss_bytes = 0;
+  double max_rss_bytes = 0;  // kernel high-water mark of the largest process (wait4)
+  int peak_threads = 0;
+  int peak_processes = 0;
+  Stats voluntary_switches, involuntary_switches;
+  int runs_failed_expectations = 0;
+  std::vector<std::string> failures;  // "result == 4000000: got 3999999"
+  std::string statuses;               // "ok", or "ok x2, error x1"
+  std::string result_text;            // what the table shows
+  std::optional<Stats> ratio;         // against the baseline case, paired by round
+  std::optional<bool> gil_enabled;    // false when any run ended with the GIL off
+  bool free_threaded = false;
+  std::string mode;
+
+  bool expectations_ok() const { return runs_failed_expectations == 0; }
+};
+
+struct Summary {
+  std::string experiment;
+  std::string baseline;
+  std::vector<std::string> cases;         // first-seen order
+  std::vector<std::string> interpreters;  // first-seen order
+  std::map<std::pair<std::string, std::string>, Cell> cells;
+  std::vector<nlohmann::json> skips;
+  int expectation_failures = 0;  // cells
+
+  const Cell* cell(const std::string& c, const std::string& i) const;
+};
+
+// `show` maps a case name to the key of its dict result to display (from the experiment file).
+Summary summarize(const std::vector<nlohmann::json>& records, const std::string& baseline,
+                  const std::map<std::string, std::string>& show = {});
+
+// A result as the table shows it: strings bare, JSON otherwise, cut to `width` characters.
+std::string result_display(const nlohmann::json& value, std::size_t width = 24);
+
+}  // namespace gilhost

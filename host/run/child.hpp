@@ -1,0 +1,70 @@
+#pragma once
+// One measured child process: spawned in its own process group, its output captured, its process tree
+// sampled, bounded by a timeout, reaped with wait4, and nothing of its tree left behind.
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gilhost {
+
+// The first `head_limit` bytes and the last `tail_limit` bytes of a stream, and its full size: a script
+// that prints gigabytes costs memory bounded by the limits, and is still read so it never blocks.
+class BoundedCapture {
+ public:
+  BoundedCapture(std::size_t head_limit, std::size_t tail_limit) : head_limit_(head_limit), tail_limit_(tail_limit) {}
+  void append(const char* data, std::size_t n);
+  std::uint64_t total() const { return total_; }
+  bool truncated() const { return total_ > head_.size() + tail_.size(); }
+  // head, then "[... N bytes not kept ...]" when truncated, then tail.
+  std::string text() const;
+
+ private:
+  std::size_t head_limit_, tail_limit_;
+  std::string head_, tail_;
+  std::uint64_t total_ = 0;
+};
+
+struct ChildRequest {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "KEY=VALUE"
+  double timeout_s = 300;
+  int sample_interval_ms = 10;
+  int event_fd = 3;            // where the child finds the event pipe
+  bool echo_output = false;    // also copy the child's output to our stderr
+  std::size_t head_limit = 1 << 20;
+  std::size_t tail_limit = 1 << 16;
+  const std::atomic<bool>* interrupt = nullptr;  // set by SIGINT: kill the tree, keep what we have
+};
+
+struct ChildResult {
+  std::string spawn_error;  // non-empty: nothing ran
+  pid_t pid = 0;
+  bool exited = false;
+  int exit_code = -1;
+  int signal = 0;
+  bool timed_out = false;
+  bool interrupted = false;
+  rusage usage{};  // wait4: the child and every descendant it waited for
+  std::int64_t wall_ns = 0;
+  std::vector<nlohmann::json> events;
+  std::string stdout_text, stderr_text;
+  std::uint64_t stdout_bytes = 0, stderr_bytes = 0;
+  nlohmann::json sampling;  // TreeSampler::summary()
+  int leftover_processes = 0;  // still alive after the root exited; killed
+};
+
+ChildResult run_child(const ChildRequest& request);
+
+// Makes this process a child subreaper, so orphans of a run are re-parented here and can be reaped.
+void become_subreaper();
+// Reaps any exited re-parented orphans without blocking.
+void reap_orphans();
+
+}  // namespace gilhost

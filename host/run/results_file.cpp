@@ -1,0 +1,53 @@
+#include "run/results_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+#include <filesystem>
+#include <system_error>
+
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  fd_.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd_) throw std::system_error(errno, std::generic_category(), "cannot open results file " + path);
+}
+
+void ResultsWriter::append(const nlohmann::json& record) {
+  // One write of one whole line: O_APPEND makes it land after everything before, never interleaved.
+  const std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (!write_all(fd_.get(), line) || ::fdatasync(fd_.get()) != 0)
+    throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
+}
+
+ResultsSet read_results(const std::string& path) {
+  ResultsSet set;
+  for (const auto& line : split(read_file(path), '\n')) {
+    if (trim(line).empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      ++set.malformed_lines;
+      continue;
+    }
+    if (j.value("type", "") == "meta") set.metas.push_back(std::move(j));
+    else set.records.push_back(std::move(j));
+  }
+  return set;
+}
+
+std::string default_results_path(const std::string& name) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return "results/" + name + "-" + stamp + ".jsonl";
+}
+
+}  // namespace gilhost

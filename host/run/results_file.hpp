@@ -1,0 +1,34 @@
+#pragma once
+// Results as JSON Lines: a "meta" header, then one "run" (or "skip") record per line, each appended
+// with one write() as soon as the run ends, so an interrupted session keeps every finished run.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/fd.hpp"
+
+namespace gilhost {
+
+class ResultsWriter {
+ public:
+  explicit ResultsWriter(const std::string& path);  // creates parent folders; throws on failure
+  void append(const nlohmann::json& record);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  UniqueFd fd_;
+};
+
+struct ResultsSet {
+  std::vector<nlohmann::json> metas;  // one per session (merged files have several)
+  std::vector<nlohmann::json> records;
+  int malformed_lines = 0;  // e.g. a last line cut by a crash
+};
+
+ResultsSet read_results(const std::string& path);
+// "results/race-20261202-153012.jsonl"
+std::string default_results_path(const std::string& experiment_name);
+
+}  // namespace gilhost

@@ -1,0 +1,198 @@
+#include "run/scheduler.hpp"
+
+#include <csignal>
+#include <cstring>
+#include <map>
+
+#include "config/expect.hpp"
+#include "measure/clock.hpp"
+
+extern char** environ;
+
+namespace gilhost {
+
+std::vector<std::string> child_environment(const Experiment& ex) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& [k, v] : ex.env) env[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+namespace {
+
+const nlohmann::json* find_event(const ChildResult& child, const char* name) {
+  for (const auto& e : child.events)
+    if (e.value("event", "") == name) return &e;
+  return nullptr;
+}
+
+std::string signal_name(int sig) {
+  const char* d = ::strsignal(sig);
+  return d ? std::string(d) : "signal " + std::to_string(sig);
+}
+
+}  // namespace
+
+nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child) {
+  const Case& c = *run.c;
+  const Interpreter& in = *run.interp;
+  nlohmann::json r = {{"type", "run"},
+                      {"experiment", ex.name},
+                      {"case", c.name},
+                      {"base_case", c.base_name},
+                      {"params", c.params},
+                      {"sweep", c.sweep_values},
+                      {"interpreter", in.label},
+                      {"python", in.version_full},
+                      {"executable", in.executable},
+                      {"free_threaded", in.free_threaded},
+                      {"mode", c.subinterpreters > 0 ? "subinterpreters" : in.mode()},
+                      {"subinterpreters", c.subinterpreters},
+                      {"gil", c.subinterpreters > 0 ? c.gil : ""},
+                      {"round", run.round},
+                      {"repeat", run.repeat},
+                      {"warmup", run.warmup},
+                      {"time_unix_ns", realtime_ns()}};
+
+  const nlohmann::json* cs = find_event(child, "case");
+  const nlohmann::json* fin = find_event(child, "finalized");
+  const nlohmann::json* rerr = find_event(child, "error");
+  nlohmann::json outcome = cs ? cs->value("outcome", nlohmann::json::object()) : nlohmann::json::object();
+
+  std::string status;
+  nlohmann::json error = outcome.value("error", nlohmann::json());
+  std::string note;
+  if (!child.spawn_error.empty()) {
+    status = "error";
+    error = {{"type", "GilhostSpawnError"}, {"message", child.spawn_error}};
+  } else if (child.timed_out) {
+    status = "timeout";
+    note = "killed after the " + std::to_string(ex.timeout_s) + " s timeout";
+  } else if (child.interrupted) {
+    status = "interrupted";
+  } else if (child.signal != 0) {
+    status = "crashed";
+    note = "killed by " + signal_name(child.signal) + (cs ? " after the case" : "");
+  } else if (rerr) {
+    status = "error";
+    error = {{"type", "GilhostRunnerError"}, {"message", rerr->value("stage", "") + ": " + rerr->value("message", "")}};
+  } else if (child.exit_code != 0 || !error.is_null()) {
+    status = "error";
+  } else {
+    status = "ok";
+    if (!cs) note = "the process exited before the case was reported (os._exit?)";
+  }
+
+  const std::int64_t wall = cs ? cs->value("wall_ns", std::int64_t{0}) : child.wall_ns;
+  const nlohmann::json cpu = cs ? cs->value("cpu", nlohmann::json::object()) : nlohmann::json::object();
+  const std::int64_t cpu_ns = cpu.value("cpu_ns", std::int64_t{0});
+  r["status"] = status;
+  r["exit_code"] = child.exit_code;
+  r["signal"] = child.signal;
+  r["note"] = note;
+  r["wall_ns"] = wall;
+  r["wall_from"] = cs ? "runner" : "parent";
+  r["parent_wall_ns"] = child.wall_ns;
+  r["init_ns"] = cs ? cs->value("init_ns", std::int64_t{0}) : 0;
+  r["prepare_ns"] = cs ? cs->value("prepare_ns", std::int64_t{0}) : 0;
+  r["finalize_ns"] = fin ? fin->value("finalize_ns", std::int64_t{0}) : 0;
+  r["cpu"] = cpu;
+  r["cpu_per_wall"] = wall > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(wall) : 0.0;
+  r["tree_cpu_ns"] = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
+  r["max_rss_kb"] = child.usage.ru_maxrss;
+  r["rss"] = child.sampling;
+  r["has_result"] = outcome.value("has_result", false);
+  r["result"] = outcome.value("result", nlohmann::json());
+  r["error"] = error;
+  r["metrics"] = outcome.value("metrics", nlohmann::json::object());
+  r["marks"] = outcome.value("marks", nlohmann::json::array());
+  r["gil_enabled"] = outcome.value("gil_enabled", nlohmann::json());
+  r["gil_enabled_before"] = outcome.value("gil_enabled_before", nlohmann::json());
+  r["threads_alive_at_end"] = outcome.value("threads_alive", nlohmann::json());
+  if (cs && cs->contains("per_interpreter")) r["per_interpreter"] = (*cs)["per_interpreter"];
+  r["stdout"] = child.stdout_text;
+  r["stderr"] = child.stderr_text;
+  r["stdout_bytes"] = child.stdout_bytes;
+  r["stderr_bytes"] = child.stderr_bytes;
+  r["leftover_processes"] = child.leftover_processes;
+
+  RunFacts facts;
+  facts.status = status;
+  facts.exit_code = child.exit_code;
+  facts.error_type = error.is_object() ? error.value("type", "") : "";
+  facts.has_result = r["has_result"].get<bool>();
+  facts.result = r["result"];
+  facts.stdout_text = child.stdout_text;
+  facts.stderr_text = child.stderr_text;
+  nlohmann::json checks = nlohmann::json::array();
+  bool all_ok = true;
+  for (const auto& check : check_expectations(c, in.version, in.free_threaded, facts)) {
+    all_ok &= check.ok;
+    checks.push_back(check.to_json());
+  }
+  r["expect"] = checks;
+  r["expect_ok"] = all_ok;
+  return r;
+}
+
+SessionResult run_session(const Experiment& ex, const Selection& selection, const Plan& plan,
+                          const SchedulerOptions& options, ResultsWriter& out) {
+  SessionResult session;
+  for (const auto& s : selection.skipped) {
+    nlohmann::json rec = s.to_json();
+    rec["type"] = "skip";
+    rec["experiment"] = ex.name;
+    session.records.push_back(rec);
+    out.append(rec);
+  }
+  for (const auto& s : plan.skipped) {
+    nlohmann::json rec = {{"type", "skip"}, {"experiment", ex.name}, {"case", s.selector}, {"interpreter", s.label},
+                          {"reason", s.reason}};
+    session.records.push_back(rec);
+    out.append(rec);
+  }
+  const std::vector<std::string> env = child_environment(ex);
+  const std::int64_t t0 = monotonic_ns();
+  Progress progress;
+  progress.total = static_cast<int>(plan.runs.size());
+  for (const auto& run : plan.runs) {
+    if (options.interrupt && options.interrupt->load()) {
+      session.interrupted = true;
+      break;
+    }
+    progress.run = &run;
+    progress.record = nullptr;
+    progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+    if (options.on_start) options.on_start(progress);
+
+    ChildRequest req;
+    req.argv = child_argv(runner_spec(*run.c, *run.interp), *run.interp, options.runner_path, options.event_fd);
+    req.env = env;
+    req.timeout_s = ex.timeout_s;
+    req.sample_interval_ms = ex.sample_interval_ms;
+    req.event_fd = options.event_fd;
+    req.echo_output = options.echo_output;
+    req.interrupt = options.interrupt;
+    ChildResult child = run_child(req);
+    if (child.interrupted) {
+      session.interrupted = true;  // a run cut short is not a measurement: keep it out of the file
+      break;
+    }
+    nlohmann::json rec = make_run_record(ex, run, child);
+    out.append(rec);
+    session.records.push_back(rec);
+    ++progress.done;
+    progress.record = &session.records.back();
+    progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+    if (options.on_finish) options.on_finish(progress);
+  }
+  return session;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,49 @@
+#pragma once
+// Runs the plan one child at a time and turns each child's outcome into a run record.
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/experiment.hpp"
+#include "discover/selector.hpp"
+#include "run/child.hpp"
+#include "run/plan.hpp"
+#include "run/results_file.hpp"
+
+namespace gilhost {
+
+struct Progress {
+  int done = 0;
+  int total = 0;
+  const PlannedRun* run = nullptr;
+  const nlohmann::json* record = nullptr;  // the run just finished
+  double elapsed_s = 0;
+};
+
+struct SchedulerOptions {
+  std::string runner_path;
+  bool echo_output = false;
+  int event_fd = 3;
+  const std::atomic<bool>* interrupt = nullptr;
+  std::function<void(const Progress&)> on_start;
+  std::function<void(const Progress&)> on_finish;
+};
+
+// The record of one run (also used by tests on hand-made ChildResults).
+nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child);
+
+struct SessionResult {
+  std::vector<nlohmann::json> records;  // run and skip records, in order
+  bool interrupted = false;
+};
+
+SessionResult run_session(const Experiment& ex, const Selection& selection, const Plan& plan,
+                          const SchedulerOptions& options, ResultsWriter& out);
+
+// The environment every child gets: ours, plus the experiment's.
+std::vector<std::string> child_environment(const Experiment& ex);
+
+}  // namespace gilhost

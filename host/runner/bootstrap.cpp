@@ -1,0 +1,225 @@
+#include "runner/bootstrap.hpp"
+
+namespace gilhost {
+
+namespace {
+// Kept free of imports that the interpreter has not already made at start-up (json, re, runpy, types),
+// so the host adds as little fixed cost per run as possible. Results are encoded by a small JSON writer.
+const char* const kBootstrap = R"PY(
+import sys, os, time
+
+_state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
+          "exit_code": 0, "fn": None, "code": None}
+
+
+def _json_str(s):
+    out = ['"']
+    for ch in s:
+        if ch == '"' or ch == '\\':
+            out.append('\\' + ch)
+        elif ch < ' ' or ch == '\x7f':
+            out.append('\\u%04x' % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return ''.join(out)
+
+
+def _json(v, depth=0):
+    if depth > 64:
+        return _json_str(repr(v))
+    if v is None or v is True or v is False:
+        return {None: 'null', True: 'true', False: 'false'}[v]
+    if isinstance(v, int):
+        return str(int(v))
+    if isinstance(v, float):
+        return repr(v) if v == v and v not in (float('inf'), float('-inf')) else 'null'
+    if isinstance(v, str):
+        return _json_str(v)
+    if isinstance(v, (list, tuple)):
+        return '[' + ','.join(_json(x, depth + 1) for x in v) + ']'
+    if isinstance(v, dict):
+        return '{' + ','.join(_json_str(str(k)) + ':' + _json(x, depth + 1) for k, x in v.items()) + '}'
+    return _json_str(repr(v))
+
+
+def _install_gilhost_module():
+    mod = type(sys)("gilhost")
+    mod.IN_HOST = True
+    mod.index = _spec.get("index", 0)
+
+    def result(value):
+        _state["result"] = value
+        _state["has_result"] = True
+
+    def metric(name, value):
+        _state["metrics"][str(name)] = value
+
+    def mark(label):
+        _state["marks"].append([str(label), time.monotonic_ns()])
+
+    mod.result, mod.metric, mod.mark = result, metric, mark
+    sys.modules["gilhost"] = mod
+
+
+def _record_error(exc):
+    import traceback
+    t = type(exc)
+    _state["error"] = {"type": t.__name__, "qualname": t.__module__ + "." + t.__qualname__,
+                       "message": str(exc)}
+    # Keep what `python script.py` would print, for the captured stderr.
+    traceback.print_exception(t, exc, exc.__traceback__)
+    _state["exit_code"] = 1
+
+
+def _record_exit(exc):
+    code = exc.code
+    if code is None:
+        _state["exit_code"] = 0
+    elif isinstance(code, int):
+        _state["exit_code"] = code
+    else:
+        print(code, file=sys.stderr)
+        _state["exit_code"] = 1
+
+
+def _gil_enabled():
+    probe = getattr(sys, "_is_gil_enabled", None)
+    return bool(probe()) if probe is not None else True
+
+
+def _prepare():
+    exe = _spec["executable"]
+    # spawn and forkserver start `sys.executable`: it must be the interpreter, never the host.
+    if sys.executable != exe:
+        sys.executable = exe
+    script = _spec["script"]
+    sys.argv = [script] + list(_spec.get("argv", []))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    _install_gilhost_module()
+    _state["gil_enabled_before"] = _gil_enabled()
+    try:
+        if _spec["mode"] == "call":
+            name = os.path.splitext(os.path.basename(script))[0]
+            module = __import__(name)
+            _state["fn"] = getattr(module, _spec["function"])
+        else:
+            with open(script, "rb") as f:
+                _state["code"] = compile(f.read(), script, "exec")
+    except SystemExit as exc:
+        _record_exit(exc)
+    except BaseException as exc:
+        _record_error(exc)
+
+
+def _run():
+    try:
+        if _state["fn"] is not None:
+            _state["result"] = _state["fn"](**_spec.get("kwargs", {}))
+            _state["has_result"] = True
+        elif _state["code"] is not None:
+            main = sys.modules["__main__"].__dict__
+            main["__file__"] = _spec["script"]
+            main["__cached__"] = None
+            exec(_state["code"], main)
+    except SystemExit as exc:
+        _record_exit(exc)
+    except BaseException as exc:
+        _record_error(exc)
+
+
+def _finish():
+    threading = sys.modules.get("threading")
+    out = {
+        "has_result": _state["has_result"],
+        "result": _state["result"],
+        "error": _state["error"],
+        "exit_code": _state["exit_code"],
+        "metrics": _state["metrics"],
+        "marks": _state["marks"],
+        "gil_enabled_before": _state.get("gil_enabled_before"),
+        "gil_enabled": _gil_enabled(),
+        "threads_alive": threading.active_count() if threading is not None else 1,
+        "python_version": "%d.%d.%d" % sys.version_info[:3],
+    }
+    return _json(out)
+
+
+def _rusage_ns():
+    import resource
+    s = resource.getrusage(resource.RUSAGE_SELF)
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return [int(s.ru_utime * 1e9), int(s.ru_stime * 1e9), int(c.ru_utime * 1e9), int(c.ru_stime * 1e9),
+            s.ru_nvcsw + c.ru_nvcsw, s.ru_nivcsw + c.ru_nivcsw]
+
+
+def _exec_main():
+    # Exec mode: no host code in this process, so bracket the case from here with the same clocks.
+    fd = _spec["event_fd"]
+    t_init = time.monotonic_ns()
+    _prepare()
+    r0 = _rusage_ns()
+    t0 = time.monotonic_ns()
+    _run()
+    t1 = time.monotonic_ns()
+    r1 = _rusage_ns()
+    d = [b - a for a, b in zip(r0, r1)]
+    cpu = {"user_ns": d[0], "sys_ns": d[1], "children_user_ns": d[2], "children_sys_ns": d[3],
+           "cpu_ns": d[0] + d[1] + d[2] + d[3], "voluntary_switches": d[4], "involuntary_switches": d[5]}
+    line = ('{"event":"case","mode":"exec","start_ns":%d,"end_ns":%d,"wall_ns":%d,"prepare_ns":%d,'
+            '"cpu":%s,"outcome":%s}\n' % (t0, t1, t1 - t0, t0 - t_init, _json(cpu), _finish()))
+    os.write(fd, line.encode())
+    sys.stdout.flush()
+    raise SystemExit(_state["exit_code"])
+)PY";
+
+void append_json_string_as_python(std::string& out, const std::string& s) {
+  // JSON string escapes are valid in Python string literals; nlohmann's dump() never emits "\/".
+  out += nlohmann::json(s).dump(-1, ' ', true);
+}
+}  // namespace
+
+const std::string& bootstrap_source() {
+  static const std::string source(kBootstrap);
+  return source;
+}
+
+std::string to_python_literal(const nlohmann::json& v) {
+  std::string out;
+  switch (v.type()) {
+    case nlohmann::json::value_t::null: return "None";
+    case nlohmann::json::value_t::boolean: return v.get<bool>() ? "True" : "False";
+    case nlohmann::json::value_t::string: append_json_string_as_python(out, v.get<std::string>()); return out;
+    case nlohmann::json::value_t::array: {
+      out = "[";
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i) out += ", ";
+        out += to_python_literal(v[i]);
+      }
+      return out + "]";
+    }
+    case nlohmann::json::value_t::object: {
+      out = "{";
+      bool first = true;
+      for (const auto& [key, item] : v.items()) {
+        if (!first) out += ", ";
+        first = false;
+        append_json_string_as_python(out, key);
+        out += ": " + to_python_literal(item);
+      }
+      return out + "}";
+    }
+    case nlohmann::json::value_t::number_float: {
+      double d = v.get<double>();
+      if (d != d) return "float('nan')";
+      return v.dump();
+    }
+    default: return v.dump();  // integers
+  }
+}
+
+std::string bootstrap_program(const nlohmann::json& spec) {
+  return "_spec = " + to_python_literal(spec) + "\n" + bootstrap_source();
+}
+
+}  // namespace gilhost

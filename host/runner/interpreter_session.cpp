@@ -1,0 +1,80 @@
+#include "runner/interpreter_session.hpp"
+
+#include "runner/bootstrap.hpp"
+
+namespace gilhost {
+
+bool initialize_python(const py::Api& api, const std::string& executable, std::string& error) {
+  if (api.Py_SetProgramName) {
+    // Py_SetProgramName keeps the pointer: the decoded string must outlive the interpreter.
+    static wchar_t* program = nullptr;
+    program = api.Py_DecodeLocale(executable.c_str(), nullptr);
+    if (!program) {
+      error = "cannot decode the interpreter path " + executable;
+      return false;
+    }
+    api.Py_SetProgramName(program);
+    api.Py_InitializeEx(1);
+    return true;
+  }
+  // 3.15+ path (PEP 741). PyInitConfig starts from the isolated defaults; undo what `python` would not do.
+  py::PyInitConfig* config = api.PyInitConfig_Create();
+  if (!config) {
+    error = "PyInitConfig_Create failed";
+    return false;
+  }
+  bool ok = api.PyInitConfig_SetStr(config, "program_name", executable.c_str()) == 0 &&
+            api.PyInitConfig_SetInt(config, "isolated", 0) == 0 &&
+            api.PyInitConfig_SetInt(config, "use_environment", 1) == 0 &&
+            api.PyInitConfig_SetInt(config, "user_site_directory", 1) == 0 &&
+            api.PyInitConfig_SetInt(config, "install_signal_handlers", 1) == 0 &&
+            api.Py_InitializeFromInitConfig(config) == 0;
+  if (!ok) {
+    const char* msg = nullptr;
+    if (api.PyInitConfig_GetError) api.PyInitConfig_GetError(config, &msg);
+    error = std::string("Python initialisation failed: ") + (msg ? msg : "unknown error");
+  }
+  api.PyInitConfig_Free(config);
+  return ok;
+}
+
+Bootstrap::Bootstrap(const py::Api& api, const RunnerSpec& spec, int index) : api_(api) {
+  ns_ = py::Ref(api, api.PyDict_New());
+  if (!ns_ || api.PyDict_SetItemString(ns_.get(), "__builtins__", api.PyEval_GetBuiltins()) != 0) {
+    error_ = "cannot create the bootstrap namespace";
+    return;
+  }
+  const std::string program = bootstrap_program(spec.python_spec(index));
+  py::Ref done(api, api.PyRun_StringFlags(program.c_str(), py::kFileInput, ns_.get(), ns_.get(), nullptr));
+  if (!done) {
+    api.PyErr_Print();
+    error_ = "the runner's bootstrap failed in this interpreter (traceback on stderr)";
+    return;
+  }
+  ok_ = true;
+}
+
+bool Bootstrap::call(const char* phase) {
+  py::PyObject* fn = api_.PyDict_GetItemString(ns_.get(), phase);  // borrowed
+  if (!fn) return false;
+  py::Ref r(api_, api_.PyObject_CallObject(fn, nullptr));
+  if (!r) {
+    api_.PyErr_Print();
+    return false;
+  }
+  return true;
+}
+
+std::string Bootstrap::finish() {
+  py::PyObject* fn = api_.PyDict_GetItemString(ns_.get(), "_finish");
+  if (!fn) return {};
+  py::Ref r(api_, api_.PyObject_CallObject(fn, nullptr));
+  if (!r) {
+    api_.PyErr_Print();
+    return {};
+  }
+  const char* s = api_.PyUnicode_AsUTF8(r.get());
+  return s ? std::string(s) : std::string();
+}
+
+}  // namespace gilhost

@@ -1,0 +1,33 @@
+#pragma once
+// The embedded interpreter's life in the runner: initialise with the right program name, run the
+// bootstrap in a namespace, call its phases, finalise.
+#include <string>
+
+#include "python/capi.hpp"
+#include "runner/runspec.hpp"
+
+namespace gilhost {
+
+// Sets the program name to the real interpreter (so sys.executable, sys.prefix and the module search
+// path are those of `python` itself) and initialises Python with signal handlers, like `python` does.
+bool initialize_python(const py::Api& api, const std::string& executable, std::string& error);
+
+// The bootstrap's namespace inside the current interpreter (main or sub): the GIL must be held.
+class Bootstrap {
+ public:
+  Bootstrap(const py::Api& api, const RunnerSpec& spec, int index);
+  bool ok() const { return ok_; }
+  const std::string& error() const { return error_; }
+  // Calls _prepare/_run with no arguments; false if the bootstrap itself failed (printed to stderr).
+  bool call(const char* phase);
+  // The JSON outcome from _finish(); empty on failure.
+  std::string finish();
+
+ private:
+  const py::Api& api_;
+  py::Ref ns_;
+  bool ok_ = false;
+  std::string error_;
+};
+
+}  // namespace gilhost

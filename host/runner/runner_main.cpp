@@ -1,0 +1,147 @@
+// gilhost-runner: the child process of one measured run.
+//
+// It loads one build's libpython with dlopen (never linked), initialises it as `python` would, runs the
+// case in the main interpreter or in N subinterpreters, and reports JSON lines on an inherited fd:
+//   {"event":"ready", ...}  after initialisation
+//   {"event":"case", ...}   the case bracketed with CLOCK_MONOTONIC and getrusage, and its outcome
+//   {"event":"error", ...}  when the runner itself cannot do its job (exit status 3)
+//   {"event":"finalized", ...}
+// Its exit status is the case's (SystemExit code, 1 for an exception).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/clock.hpp"
+#include "python/capi.hpp"
+#include "python/library.hpp"
+#include "runner/interpreter_session.hpp"
+#include "runner/runspec.hpp"
+#include "runner/subinterpreters.hpp"
+#include "util/fd.hpp"
+
+namespace {
+
+constexpr int kRunnerFailure = 3;
+
+struct EventChannel {
+  int fd = -1;
+  void send(const nlohmann::json& event) const {
+    if (fd >= 0) gilhost::write_all(fd, event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+  void send_raw(const std::string& line) const {
+    if (fd >= 0) gilhost::write_all(fd, line + "\n");
+  }
+};
+
+[[noreturn]] void fail(const EventChannel& events, const std::string& stage, const std::string& message) {
+  events.send({{"event", "error"}, {"stage", stage}, {"message", message}});
+  std::fprintf(stderr, "gilhost-runner: %s: %s\n", stage.c_str(), message.c_str());
+  std::exit(kRunnerFailure);
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: gilhost-runner --event-fd FD --spec JSON\n"
+               "The child process of one gilhost run; gilhost starts it, people need not.\n");
+  return 2;
+}
+
+// The main-interpreter case: prepare (import), then the bracketed call, then the outcome.
+int exit_code_of(const std::string& outcome_json) {
+  auto j = nlohmann::json::parse(outcome_json, nullptr, false);
+  return j.is_object() ? j.value("exit_code", 0) : 0;
+}
+
+// Returns the case's exit status.
+int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, const EventChannel& events,
+                 std::int64_t init_ns) {
+  gilhost::Bootstrap boot(api, spec, 0);
+  if (!boot.ok()) fail(events, "bootstrap", boot.error());
+  const std::int64_t prepare_start = gilhost::monotonic_ns();
+  if (!boot.call("_prepare")) fail(events, "bootstrap", "_prepare failed (traceback on stderr)");
+  const std::int64_t prepare_ns = gilhost::monotonic_ns() - prepare_start;
+
+  const gilhost::CpuUsage before = gilhost::CpuUsage::now();
+  const std::int64_t start = gilhost::monotonic_ns();
+  const bool ran = boot.call("_run");
+  const std::int64_t end = gilhost::monotonic_ns();
+  const gilhost::CpuUsage after = gilhost::CpuUsage::now();
+  if (!ran) fail(events, "bootstrap", "_run failed (traceback on stderr)");
+
+  std::string outcome = boot.finish();
+  if (outcome.empty()) fail(events, "bootstrap", "_finish failed (traceback on stderr)");
+  nlohmann::json head = {{"event", "case"},     {"mode", "embed"},    {"start_ns", start},
+                         {"end_ns", end},        {"wall_ns", end - start}, {"init_ns", init_ns},
+                         {"prepare_ns", prepare_ns}, {"cpu", gilhost::cpu_delta_json(before, after)}};
+  // The outcome is already JSON from the bootstrap: splice it in rather than parse and re-encode it.
+  std::string line = head.dump();
+  line.pop_back();
+  events.send_raw(line + ",\"outcome\":" + outcome + "}");
+  return exit_code_of(outcome);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  EventChannel events;
+  std::string spec_text;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--event-fd") == 0 && i + 1 < argc) {
+      events.fd = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--spec") == 0 && i + 1 < argc) {
+      spec_text = argv[++i];
+    } else {
+      return usage();
+    }
+  }
+  if (spec_text.empty()) return usage();
+  // Processes the case forks must not hold our event pipe open.
+  if (events.fd >= 0) gilhost::set_cloexec(events.fd, true);
+
+  gilhost::RunnerSpec spec;
+  try {
+    spec = gilhost::RunnerSpec::from_json(nlohmann::json::parse(spec_text));
+  } catch (const std::exception& e) {
+    fail(events, "spec", e.what());
+  }
+
+  std::string error;
+  // Kept open until exit: CPython cannot be unloaded.
+  gilhost::py::SharedLibrary lib = gilhost::py::SharedLibrary::open_global(spec.libpython, error);
+  if (!lib.valid()) fail(events, "load", error);
+  gilhost::py::Api api;
+  if (!api.load(lib, error)) fail(events, "load", error);
+  if (spec.subinterpreters > 0 && !api.has_subinterpreters())
+    fail(events, "load", "this libpython has no Py_NewInterpreterFromConfig (subinterpreters need 3.12+)");
+
+  const std::int64_t t0 = gilhost::monotonic_ns();
+  if (!gilhost::initialize_python(api, spec.executable, error)) fail(events, "init", error);
+  const std::int64_t init_ns = gilhost::monotonic_ns() - t0;
+  events.send({{"event", "ready"}, {"pid", ::getpid()}, {"init_ns", init_ns}});
+
+  int exit_code = 0;
+  if (spec.subinterpreters > 0) {
+    nlohmann::json event = gilhost::run_in_subinterpreters(api, spec);
+    event["init_ns"] = init_ns;
+    exit_code = event["outcome"].value("exit_code", 0);
+    events.send(event);
+  } else {
+    exit_code = run_in_main(api, spec, events, init_ns);
+  }
+
+  const std::int64_t f0 = gilhost::monotonic_ns();
+  const int finalize_status = api.Py_FinalizeEx();
+  const gilhost::CpuUsage usage = gilhost::CpuUsage::now();
+  events.send({{"event", "finalized"},
+               {"finalize_ns", gilhost::monotonic_ns() - f0},
+               {"max_rss_kb", usage.max_rss_kb},
+               {"status", finalize_status}});
+  std::fflush(nullptr);
+  // Like `python`: 120 when flushing the standard streams failed at exit.
+  std::exit(finalize_status < 0 && exit_code == 0 ? 120 : exit_code);
+}

@@ -1,0 +1,30 @@
+#include "runner/runspec.hpp"
+
+namespace gilhost {
+
+nlohmann::json RunnerSpec::to_json() const {
+  return {{"libpython", libpython}, {"executable", executable}, {"script", script},
+          {"mode", mode},           {"function", function},     {"kwargs", kwargs},
+          {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil}};
+}
+
+RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
+  RunnerSpec s;
+  s.libpython = j.value("libpython", "");
+  s.executable = j.at("executable").get<std::string>();
+  s.script = j.at("script").get<std::string>();
+  s.mode = j.value("mode", "call");
+  s.function = j.value("function", "");
+  s.kwargs = j.value("kwargs", nlohmann::json::object());
+  s.argv = j.value("argv", std::vector<std::string>{});
+  s.subinterpreters = j.value("subinterpreters", 0);
+  s.gil = j.value("gil", "own");
+  return s;
+}
+
+nlohmann::json RunnerSpec::python_spec(int index) const {
+  return {{"executable", executable}, {"script", script}, {"mode", mode}, {"function", function},
+          {"kwargs", kwargs},         {"argv", argv},     {"index", index}};
+}
+
+}  // namespace gilhost

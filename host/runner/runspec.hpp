@@ -1,0 +1,27 @@
+#pragma once
+// What the orchestrator tells the runner child about one measured run (passed as JSON on its argv).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gilhost {
+
+struct RunnerSpec {
+  std::string libpython;   // shared libpython to dlopen
+  std::string executable;  // the interpreter: program name, sys.executable
+  std::string script;      // absolute path
+  std::string mode;        // "call" or "main"
+  std::string function;    // call mode
+  nlohmann::json kwargs = nlohmann::json::object();
+  std::vector<std::string> argv;
+  int subinterpreters = 0;  // 0: run in the main interpreter
+  std::string gil = "own";  // subinterpreters: "own" or "shared"
+
+  nlohmann::json to_json() const;
+  static RunnerSpec from_json(const nlohmann::json& j);
+  // The `_spec` dict the Python bootstrap reads.
+  nlohmann::json python_spec(int index) const;
+};
+
+}  // namespace gilhost

@@ -1,0 +1,48 @@
+#pragma once
+// RAII owners for file descriptors and pipes.
+#include <string>
+#include <utility>
+
+namespace gilhost {
+
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) reset(other.release());
+    return *this;
+  }
+  ~UniqueFd() { reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  explicit operator bool() const { return valid(); }
+  int release() { return std::exchange(fd_, -1); }
+  void reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+struct Pipe {
+  UniqueFd read;
+  UniqueFd write;
+};
+
+// A pipe whose both ends are close-on-exec; throws std::system_error.
+Pipe make_pipe();
+void set_nonblocking(int fd);
+void set_cloexec(int fd, bool on);
+// Writes all bytes, retrying on EINTR and short writes; false on error.
+bool write_all(int fd, const char* data, std::size_t size);
+inline bool write_all(int fd, const std::string& s) { return write_all(fd, s.data(), s.size()); }
+// Whole file as a string; throws std::system_error with the path.
+std::string read_file(const std::string& path);
+// Writes to path.tmp, fsyncs and renames over path, so readers never see half a file.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace gilhost

@@ -1,0 +1,77 @@
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace gilhost {
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t pos = s.find(sep, start);
+    out.emplace_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  std::size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  std::size_t e = s.find_last_not_of(ws);
+  return std::string(s.substr(b, e - b + 1));
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+namespace {
+std::string three_digits(double v, const char* unit) {
+  if (v >= 100) return fmt::format("{:.0f} {}", v, unit);
+  if (v >= 10) return fmt::format("{:.1f} {}", v, unit);
+  return fmt::format("{:.2f} {}", v, unit);
+}
+}  // namespace
+
+std::string format_seconds(double s) {
+  if (!std::isfinite(s)) return "-";
+  double a = std::fabs(s);
+  if (a >= 1.0) return three_digits(s, "s");
+  if (a >= 1e-3) return three_digits(s * 1e3, "ms");
+  return three_digits(s * 1e6, "µs");
+}
+
+std::string format_bytes(double b) {
+  if (!std::isfinite(b) || b < 0) return "-";
+  if (b >= 1e9) return three_digits(b / 1e9, "GB");
+  if (b >= 1e6) return three_digits(b / 1e6, "MB");
+  if (b >= 1e3) return three_digits(b / 1e3, "kB");
+  return fmt::format("{:.0f} B", b);
+}
+
+std::size_t display_width(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,21 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gilhost {
+
+std::vector<std::string> split(std::string_view s, char sep);
+std::string trim(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// "1.23 s", "45.6 ms", "789 µs" — three significant digits.
+std::string format_seconds(double seconds);
+// "12.3 MB" (decimal units, like the articles).
+std::string format_bytes(double bytes);
+// Number of terminal columns a UTF-8 string takes (one per code point; enough for our tables).
+std::size_t display_width(std::string_view s);
+
+}  // namespace gilhost
