@@ -120,6 +120,7 @@ struct RunOptions {
   bool show_output = false;
   bool no_details = false;
   bool dry_run = false;
+  bool force_exec = false;
 };
 
 int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& co, ProbeCache& cache,
@@ -147,6 +148,8 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
     for (const auto& s : sel.skipped) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
     return 2;
   }
+  if (ro.force_exec)
+    for (auto& i : sel.selected) i.shared = false;  // the interpreter itself is the child
   Plan plan = plan_runs(ex, sel.selected);
   if (ro.dry_run) {
     std::cout << ex.name << ": " << plan.runs.size() << " runs (" << ex.cases.size() << " cases x "
@@ -274,6 +277,7 @@ int main(int argc, char** argv) {
   run->add_flag("--show-output", ro.show_output, "Copy the scripts' output to stderr as they run");
   run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
+  run->add_flag("--exec", ro.force_exec, "Run each interpreter itself as the child (exec mode: no in-process features)");
   run->add_flag("--no-cache", co.no_cache, "Probe interpreters again instead of using the cache");
 
   auto* check = app.add_subcommand("check", "Validate experiment files (errors as file:line:column)");

@@ -1,0 +1,253 @@
+// End-to-end: the real gilhost binary on real interpreters, checked through the results it records.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run/results_file.hpp"
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
+#include "util/version.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kGilhost = GILHOST_BINARY;
+const std::string kSource = GILHOST_SOURCE_DIR;
+
+struct Interp {
+  std::string label, executable;
+  gilhost::Version version;
+};
+
+// The supported builds gilhost finds here (discovery itself is under test too).
+const std::vector<Interp>& interpreters() {
+  static std::vector<Interp> list = [] {
+    std::vector<Interp> out;
+    auto c = gilhost::run_capture({kGilhost, "pythons", "--json"}, 120);
+    auto j = json::parse(c.out, nullptr, false);
+    if (!j.is_array()) return out;
+    for (const auto& i : j)
+      if (i.value("supported", false) && !i.value("free_threaded", false))
+        out.push_back({i.value("label", ""), i.value("executable", ""),
+                       gilhost::Version::parse(i.value("version", "")).value_or(gilhost::Version{})});
+    return out;
+  }();
+  return list;
+}
+
+// The oldest and the newest build: two real interpreters when the machine has them.
+std::vector<Interp> two_interpreters() {
+  const auto& all = interpreters();
+  if (all.size() < 2) return all;
+  Interp oldest = all.front(), newest = all.front();
+  for (const auto& i : all) {
+    if (i.version < oldest.version) oldest = i;
+    if (newest.version < i.version) newest = i;
+  }
+  return {oldest, newest};
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/gilhost-e2e-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+struct Session {
+  gilhost::Captured out;
+  std::vector<json> runs, skips, metas;
+  const json* find(const std::string& c, const std::string& interp) const {
+    for (const auto& r : runs)
+      if (r["case"] == c && r["interpreter"] == interp) return &r;
+    return nullptr;
+  }
+};
+
+Session run_gilhost(const std::string& config, const std::vector<Interp>& interps, std::vector<std::string> extra = {}) {
+  TempDir dir;
+  const std::string results = (dir.path / "results.jsonl").string();
+  std::vector<std::string> argv{kGilhost, "run", config, "-o", results};
+  for (const auto& i : interps) {
+    argv.push_back("-p");
+    argv.push_back(i.executable);
+  }
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  Session s;
+  s.out = gilhost::run_capture(argv, 900);
+  if (fs::exists(results)) {
+    auto set = gilhost::read_results(results);
+    s.metas = set.metas;
+    for (auto& r : set.records) (r["type"] == "skip" ? s.skips : s.runs).push_back(r);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("gilhost finds the machine's Python builds", "[e2e]") {
+  INFO("gilhost pythons found " << interpreters().size() << " supported GIL builds");
+  REQUIRE(!interpreters().empty());
+  auto c = gilhost::run_capture({kGilhost, "pythons"}, 120);
+  CHECK(c.exit_code == 0);
+  for (const auto& i : interpreters()) CHECK(c.out.find(i.executable) != std::string::npos);
+}
+
+TEST_CASE("race.toml: locked never loses; 3.10+ keep plain increments; 3.9 loses them", "[e2e][race]") {
+  auto interps = two_interpreters();
+  REQUIRE(!interps.empty());
+  Session s = run_gilhost(kSource + "/configs/race.toml", interps, {"--quick", "--repeat", "3"});
+  INFO(s.out.out << s.out.err);
+  REQUIRE(s.out.exit_code == 0);  // every expectation in the file held
+  REQUIRE(s.metas.size() == 1);
+  CHECK(s.metas[0]["machine"]["cores"].get<int>() >= 1);
+  REQUIRE(s.runs.size() == 3 * interps.size() * 3);
+  for (const auto& i : interps) {
+    int plain_lost_runs = 0;
+    for (const auto& r : s.runs) {
+      if (r["interpreter"] != i.label) continue;
+      CHECK(r["status"] == "ok");
+      CHECK(r["python"] == i.version.str());
+      CHECK(r["wall_ns"].get<long long>() > 0);
+      CHECK(r["rss"]["peak_tree_rss_bytes"].get<long long>() > 1000000);
+      CHECK(r["max_rss_kb"].get<long>() > 1000);
+      CHECK(r["rss"]["peak_threads"].get<int>() >= 1);
+      const json& res = r["result"];
+      CHECK(res["expected"] == r["params"]["threads"].get<int>() * r["params"]["n"].get<int>());
+      if (r["case"] == "locked") CHECK(res["lost"] == 0);
+      if (r["case"] == "plain" && !(i.version < gilhost::Version{3, 10, 0})) CHECK(res["lost"] == 0);
+      if (r["case"] == "plain" && res["lost"].get<long>() > 0) ++plain_lost_runs;
+    }
+    if (i.version < gilhost::Version{3, 10, 0}) CHECK(plain_lost_runs > 0);
+  }
+  // The terminal table names every interpreter and case.
+  for (const auto& i : interps) CHECK(s.out.out.find(i.label) != std::string::npos);
+  for (const char* c : {"plain", "call", "locked"}) CHECK(s.out.out.find(c) != std::string::npos);
+}
+
+TEST_CASE("the host records results, errors, exit codes, output and sys.executable", "[e2e]") {
+  auto interps = two_interpreters();
+  REQUIRE(!interps.empty());
+  Session s = run_gilhost(kSource + "/tests/fixtures/basic.toml", interps);
+  INFO(s.out.out << s.out.err);
+  CHECK(s.out.exit_code == 0);
+  for (const auto& i : interps) {
+    const json* echo = s.find("echo", i.label);
+    REQUIRE(echo);
+    CHECK((*echo)["result"]["b"] == "héllo \"quoted\"");
+    CHECK((*echo)["result"]["nested"]["list"] == json::array({1, 2.5, true}));
+    CHECK((*echo)["result"]["executable"] == i.executable);
+    CHECK((*echo)["result"]["version"] == i.version.str());
+    CHECK((*echo)["mode"] == "embed");
+
+    const json* fail = s.find("fail", i.label);
+    REQUIRE(fail);
+    CHECK((*fail)["status"] == "error");
+    CHECK((*fail)["error"]["type"] == "KeyError");
+    CHECK((*fail)["exit_code"] == 1);
+    CHECK((*fail)["expect_ok"] == true);
+
+    const json* main = s.find("main", i.label);
+    REQUIRE(main);
+    CHECK((*main)["exit_code"] == 3);
+    CHECK((*main)["result"]["name"] == "__main__");
+    CHECK((*main)["result"]["argv"] == json::array({"3", "7"}));
+
+    const json* spawn = s.find("spawn", i.label);
+    REQUIRE(spawn);
+    CHECK((*spawn)["status"] == "ok");
+    CHECK((*spawn)["result"]["child"] == i.executable);
+
+    const json* metric = s.find("metric", i.label);
+    REQUIRE(metric);
+    CHECK((*metric)["metrics"]["answer"] == 42);
+    CHECK((*metric)["marks"].size() == 1);
+
+    const json* chatter = s.find("chatter", i.label);
+    REQUIRE(chatter);
+    CHECK((*chatter)["stdout_bytes"].get<long long>() > 2000000);  // 200,000 lines, all read
+    CHECK((*chatter)["stdout"].get<std::string>().size() < 1200000);  // but the kept text is bounded
+
+    const json* sub = s.find("subinterp", i.label);
+    if (i.version < gilhost::Version{3, 12, 0}) {
+      CHECK(sub == nullptr);
+      bool skipped = false;
+      for (const auto& k : s.skips)
+        skipped |= k.value("case", "") == "subinterp" && k.value("reason", "").find("3.12") != std::string::npos;
+      CHECK(skipped);
+    } else {
+      REQUIRE(sub);
+      CHECK((*sub)["status"] == "ok");
+      CHECK((*sub)["mode"] == "subinterpreters");
+      CHECK((*sub)["result"] == json::array({true, true}));
+      CHECK((*sub)["per_interpreter"].size() == 2);
+    }
+  }
+}
+
+TEST_CASE("exec mode runs the interpreter itself with the same measurements", "[e2e]") {
+  auto interps = two_interpreters();
+  REQUIRE(!interps.empty());
+  interps.resize(1);
+  Session s = run_gilhost(kSource + "/tests/fixtures/basic.toml", interps, {"--exec"});
+  INFO(s.out.out << s.out.err);
+  const json* echo = s.find("echo", interps[0].label);
+  REQUIRE(echo);
+  CHECK((*echo)["mode"] == "exec");
+  CHECK((*echo)["wall_from"] == "runner");
+  CHECK((*echo)["result"]["a"] == 7);
+  const json* fail = s.find("fail", interps[0].label);
+  REQUIRE(fail);
+  CHECK((*fail)["error"]["type"] == "KeyError");
+  // In-process features are skipped with the reason, not attempted.
+  bool skipped = false;
+  for (const auto& k : s.skips) skipped |= k.value("case", "") == "subinterp";
+  CHECK(skipped);
+}
+
+TEST_CASE("timeouts kill the whole tree and crashes are recorded", "[e2e][faults]") {
+  auto interps = two_interpreters();
+  REQUIRE(!interps.empty());
+  interps.resize(1);
+  Session s = run_gilhost(kSource + "/tests/fixtures/faults.toml", interps);
+  INFO(s.out.out << s.out.err);
+  CHECK(s.out.exit_code == 0);  // both faults were expected
+  const json* t = s.find("timeout", interps[0].label);
+  REQUIRE(t);
+  CHECK((*t)["status"] == "timeout");
+  CHECK((*t)["parent_wall_ns"].get<long long>() < 10'000'000'000LL);
+  CHECK((*t)["rss"]["peak_processes"].get<int>() >= 2);  // the sleeping grandchild was seen
+  // Nothing of it survives: no process still runs the sleeper.
+  auto ps = gilhost::run_capture({"/bin/sh", "-c", "ps -eo args | grep -c '[t]ime.sleep(600)'"}, 10);
+  CHECK(gilhost::trim(ps.out) == "0");
+  const json* seg = s.find("segfault", interps[0].label);
+  REQUIRE(seg);
+  CHECK((*seg)["status"] == "crashed");
+  CHECK((*seg)["signal"] == SIGSEGV);
+}
+
+TEST_CASE("check reports every error with file:line:column", "[e2e]") {
+  const std::string bad = kSource + "/tests/fixtures/bad.toml";
+  auto c = gilhost::run_capture({kGilhost, "check", bad}, 30);
+  CHECK(c.exit_code == 2);
+  CHECK(c.err.find(bad + ":3:1: error: unknown key 'repaet'") != std::string::npos);
+  CHECK(c.err.find(bad + ":8:7: error: gil must be") != std::string::npos);
+  auto ok = gilhost::run_capture({kGilhost, "check", kSource + "/configs/race.toml"}, 30);
+  CHECK(ok.exit_code == 0);
+}
