@@ -31,7 +31,16 @@ nlohmann::json shown_value(const nlohmann::json& run, const std::string& show) {
   const nlohmann::json& result = run["result"];
   if (show.empty()) return result;
   nlohmann::json out;
-  lookup_key(result, show, out);
+  if (lookup_key(result, show, out)) return out;
+  if (result.is_array()) {
+    // Subinterpreter cases return one result per interpreter: show the key of each.
+    out = nlohmann::json::array();
+    for (const auto& item : result) {
+      nlohmann::json v;
+      lookup_key(item, show, v);
+      out.push_back(v);
+    }
+  }
   return out;
 }
 

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -113,6 +116,8 @@ std::string render_report(const Summary& s, const ReportContext& ctx) {
         std::string ratio = "-";
         if (cell->ratio) ratio = fmt::format("{:.2f}x", cell->ratio->median);
         std::string gil = cell->gil_enabled.has_value() ? (*cell->gil_enabled ? "on" : "off") : "-";
+        // A free-threaded build whose GIL came back on (an extension without Py_mod_gil, PYTHON_GIL=1).
+        if (cell->free_threaded && cell->gil_enabled.value_or(false)) gil = "ON (re-enabled)";
         details.add_row({c, i, std::to_string(cell->runs.size()), format_seconds(cell->wall_s.median),
                          format_seconds(cell->wall_s.min) + "–" + format_seconds(cell->wall_s.max),
                          fmt::format("{:.2f}", cell->cpu_per_wall.median), ratio,
@@ -134,12 +139,25 @@ std::string render_report(const Summary& s, const ReportContext& ctx) {
     }
   if (!failures.empty()) out += "\nexpectations not met:\n" + join(failures, "\n") + "\n";
   if (!s.skips.empty()) {
-    out += "\nskipped:\n";
+    // One line per reason: a case swept over 4 values on 4 old builds is one fact, not 16.
+    std::vector<std::string> reasons;
+    std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> by_reason;
+    auto add_unique = [](std::vector<std::string>& v, const std::string& x) {
+      if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    };
     for (const auto& k : s.skips) {
-      std::string what = k.value("case", "");
+      const std::string reason = k.value("reason", "");
+      if (!by_reason.count(reason)) reasons.push_back(reason);
+      auto& [cases, builds] = by_reason[reason];
+      std::string c = k.value("case", "");
+      add_unique(cases, c.substr(0, c.find('[')));
       std::string who = k.value("label", k.value("interpreter", ""));
-      if (who.empty()) who = k.value("selector", "");
-      out += "  " + (what.empty() ? who : what + " @ " + who) + ": " + k.value("reason", "") + "\n";
+      add_unique(builds, who.empty() ? k.value("selector", "") : who);
+    }
+    out += "\nskipped:\n";
+    for (const auto& reason : reasons) {
+      const auto& [cases, builds] = by_reason[reason];
+      out += "  " + (cases.empty() ? "" : join(cases, ", ") + " @ ") + join(builds, ", ") + ": " + reason + "\n";
     }
   }
   if (ctx.article.is_object() && !ctx.article.empty()) {
