@@ -2,9 +2,13 @@
 // CLI only: each subcommand hands over to the modules that do the work.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -16,11 +20,18 @@
 #include "discover/selector.hpp"
 #include "measure/clock.hpp"
 #include "measure/machine.hpp"
+#include "report/compare.hpp"
+#include "report/export.hpp"
+#include "report/html.hpp"
+#include "report/markdown.hpp"
+#include "report/merge.hpp"
+#include "report/model.hpp"
 #include "report/summary.hpp"
 #include "report/table.hpp"
 #include "run/plan.hpp"
 #include "run/results_file.hpp"
 #include "run/scheduler.hpp"
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 #ifndef GILHOST_VERSION
@@ -35,9 +46,45 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void on_sigint(int) {
-  g_interrupted.store(true);
-  // A second Ctrl-C ends gilhost at once.
-  std::signal(SIGINT, SIG_DFL);
+  if (g_interrupted.exchange(true)) {
+    // A second Ctrl-C ends gilhost at once, and the run in progress with it.
+    kill_active_child_tree();
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
+}
+
+// SIGTERM, SIGHUP: die as asked, but leave no orphan; the results file already holds every finished run.
+extern "C" void on_terminate(int sig) {
+  kill_active_child_tree();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// CLI11's own range checks print the whole range of a double; these say what is wanted.
+CLI::Validator whole_number_at_least(long min) {
+  return CLI::Validator(
+      [min](std::string& v) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || errno != 0 || n < min || n > 1000000000)
+          return "'" + v + "' is not a whole number of at least " + std::to_string(min);
+        return {};
+      },
+      "INT>=" + std::to_string(min));
+}
+
+CLI::Validator seconds_above_zero() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !(d > 0) || !std::isfinite(d))
+          return "'" + v + "' is not a number of seconds above 0";
+        return {};
+      },
+      "SECONDS>0");
 }
 
 std::string runner_path() {
@@ -213,6 +260,8 @@ int cmd_run(const RunOptions& ro, const CommonOptions& co) {
     return 2;
   }
   std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_terminate);
+  std::signal(SIGHUP, on_terminate);
   std::signal(SIGPIPE, SIG_IGN);
   become_subreaper();
   ProbeCache cache(ProbeCache::default_path(), !co.no_cache);
@@ -227,29 +276,119 @@ int cmd_run(const RunOptions& ro, const CommonOptions& co) {
   return worst;
 }
 
-int cmd_report(const std::vector<std::string>& files, bool no_details) {
-  for (const auto& f : files) {
-    ResultsSet set;
-    try {
-      set = read_results(f);
-    } catch (const std::exception& e) {
-      std::cerr << "gilhost: " << e.what() << "\n";
-      return 2;
-    }
-    nlohmann::json ex = set.metas.empty() ? nlohmann::json::object() : set.metas.front().value("experiment", nlohmann::json::object());
-    std::map<std::string, std::string> show;
-    for (const auto& c : ex.value("cases", nlohmann::json::array()))
-      if (!c.value("show", "").empty()) show[c.value("name", "")] = c.value("show", "");
-    Summary summary = summarize(set.records, ex.value("baseline", ""), show);
-    ReportContext ctx;
-    ctx.description = ex.value("description", "");
-    ctx.machine = set.metas.empty() ? nlohmann::json() : set.metas.front().value("machine", nlohmann::json());
-    ctx.article = ex.value("article", nlohmann::json::object());
-    ctx.results_path = f;
-    ctx.details = !no_details;
-    std::cout << render_report(summary, ctx);
-    if (set.malformed_lines) std::cerr << f << ": " << set.malformed_lines << " malformed lines skipped\n";
+// ---- report, compare, merge, export: results files in, documents out ----
+
+struct ReportOptionsCli {
+  std::vector<std::string> files;
+  std::string format = "text";  // text, md, html, json, csv
+  std::string output;           // "" = stdout
+  std::string baseline_python;
+  bool no_details = false;
+};
+
+// Writes a document to -o FILE (atomically: readers never see half of it) or to stdout.
+void emit(const std::string& text, const std::string& output) {
+  if (output.empty() || output == "-") {
+    std::cout << text << std::flush;
+    return;
   }
+  const fs::path parent = fs::path(output).parent_path();
+  if (!parent.empty()) fs::create_directories(parent);
+  write_file_atomic(output, text);
+  std::cerr << "gilhost: wrote " << output << " (" << format_bytes(static_cast<double>(text.size())) << ")\n";
+}
+
+int cmd_report(const ReportOptionsCli& o) {
+  MergedResults merged;
+  try {
+    merged = merge_files(o.files);
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return 2;
+  }
+  ReportOptions ro;
+  ro.baseline_python = o.baseline_python;
+  ro.details = !o.no_details;
+  ReportModel model;
+  try {
+    model = build_report_model(merged, ro);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "gilhost: --baseline-python: " << e.what() << "\n";
+    return 2;
+  }
+  std::string text;
+  if (o.format == "text") text = render_text(model);
+  else if (o.format == "md") text = render_markdown(model);
+  else if (o.format == "html") text = render_html(model);
+  else if (o.format == "json") text = summary_json(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  else text = runs_csv(model);
+  emit(text, o.output);
+  if (model.malformed_lines) std::cerr << "gilhost: " << model.malformed_lines << " malformed lines skipped\n";
+  if (model.sections.empty()) std::cerr << "gilhost: no records in " << join(o.files, ", ") << "\n";
+  if (o.format != "text")  // the text report prints its notes itself
+    for (const auto& s : model.sections)
+      for (const auto& n : s.notes) std::cerr << "gilhost: " << n << "\n";
+  return 0;
+}
+
+struct CompareOptionsCli {
+  std::string a, b;
+  CompareOptions options;
+  std::string format = "text";  // text, md, json
+  std::string output;
+  bool fail_on_change = false;
+};
+
+int cmd_compare(const CompareOptionsCli& o) {
+  MergedResults a, b;
+  try {
+    a = merge_files({o.a});
+    b = merge_files({o.b});
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return 2;
+  }
+  Comparison c = compare_runs(a.lines, b.lines, o.options);
+  c.path_a = o.a;
+  c.path_b = o.b;
+  if (o.format == "json") emit(comparison_json(c).dump(2) + "\n", o.output);
+  else if (o.format == "md") emit(render_comparison_markdown(c), o.output);
+  else emit(render_comparison_text(c), o.output);
+  if (c.rows.empty()) {
+    std::cerr << "gilhost: no cell of " << o.a << " matches one of " << o.b
+              << (o.options.by == "label" ? " (labels differ? try --by python or --by minor)" : "") << "\n";
+    return 2;
+  }
+  return o.fail_on_change && c.flagged() > 0 ? 1 : 0;
+}
+
+int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, const MergeOptions& mo, bool force) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && !force) {
+    std::cerr << "gilhost: " << out << " exists; give --force to replace it (gilhost merge OUT IN...: the first file is the output)\n";
+    return 2;
+  }
+  MergedResults merged;
+  try {
+    merged = merge_files(inputs, mo);
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return 2;
+  }
+  int metas = 0, runs = 0, skips = 0;
+  for (const auto& j : merged.lines) {
+    const std::string t = j.value("type", "");
+    metas += t == "meta";
+    runs += t == "run";
+    skips += t == "skip";
+  }
+  const fs::path parent = fs::path(out).parent_path();
+  if (!parent.empty()) fs::create_directories(parent);
+  write_file_atomic(out, to_jsonl(merged));
+  std::cerr << "gilhost: merged " << inputs.size() << " files (" << metas << " sessions, " << runs << " runs, " << skips
+            << " skips) into " << out << "\n";
+  if (!merged.relabeled.empty()) std::cerr << "  labels tagged with their host: " << join(merged.relabeled, ", ") << "\n";
+  if (merged.malformed_lines) std::cerr << "  " << merged.malformed_lines << " malformed lines skipped\n";
   return 0;
 }
 
@@ -271,9 +410,9 @@ int main(int argc, char** argv) {
   run->add_option("--profile", ro.profile, "Apply a [profile.NAME] of the file");
   run->add_flag("-q,--quick", ro.quick, "Same as --profile quick");
   run->add_option("-o,--output", ro.output, "Results file (JSON Lines; default results/NAME-TIMESTAMP.jsonl)");
-  run->add_option("--repeat", ro.repeat, "Measured runs per case and interpreter (overrides the file)")->check(CLI::PositiveNumber);
-  run->add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")->check(CLI::NonNegativeNumber);
-  run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (overrides the file)")->check(CLI::PositiveNumber);
+  run->add_option("--repeat", ro.repeat, "Measured runs per case and interpreter (overrides the file)")->check(whole_number_at_least(1));
+  run->add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")->check(whole_number_at_least(0));
+  run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (overrides the file)")->check(seconds_above_zero());
   run->add_flag("--show-output", ro.show_output, "Copy the scripts' output to stderr as they run");
   run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
@@ -289,12 +428,55 @@ int main(int argc, char** argv) {
   pythons->add_flag("--json", as_json, "Print JSON");
   pythons->add_flag("--no-cache", co.no_cache, "Probe again instead of using the cache");
 
-  auto* report = app.add_subcommand("report", "Print the table of a results file");
-  std::vector<std::string> report_files;
-  bool report_no_details = false;
-  report->add_option("results", report_files, "Results files (.jsonl)")->required()->check(CLI::ExistingFile);
-  report->add_flag("--no-details", report_no_details, "Print only the grid");
+  auto* report = app.add_subcommand("report", "Render results files: the table, or Markdown, HTML, JSON or CSV");
+  ReportOptionsCli rep;
+  report->add_option("results", rep.files, "Results files (.jsonl); several are merged (see merge) into one report")
+      ->required()->check(CLI::ExistingFile);
+  report->add_option("-f,--format", rep.format, "text (default), md, html (one self-contained page), json (summary cells), csv (one row per run)")
+      ->check(CLI::IsMember({"text", "md", "html", "json", "csv"}));
+  report->add_option("-o,--output", rep.output, "Write to this file (atomically) instead of stdout");
+  report->add_option("--baseline-python", rep.baseline_python, "Add a column 'vs SEL' per cell: wall / wall of this build (3.12, 3.13t, a label), paired by repeat");
+  report->add_flag("--no-details", rep.no_details, "Only the grid, not the per-cell details");
 
+  auto* exporter = app.add_subcommand("export", "Export results files as JSON (summary cells) or CSV (one row per run)");
+  ReportOptionsCli exp;
+  exp.format = "json";
+  exporter->add_option("results", exp.files, "Results files (.jsonl)")->required()->check(CLI::ExistingFile);
+  exporter->add_option("-f,--format", exp.format, "json (default) or csv")->check(CLI::IsMember({"json", "csv"}));
+  exporter->add_option("-o,--output", exp.output, "Write to this file (atomically) instead of stdout");
+  exporter->add_option("--baseline-python", exp.baseline_python, "Also give each cell's ratio to this build");
+
+  auto* compare = app.add_subcommand("compare", "Compare two results files cell by cell: B / A of the wall times");
+  CompareOptionsCli cmp;
+  compare->add_option("a", cmp.a, "Results file A (the reference)")->required()->check(CLI::ExistingFile);
+  compare->add_option("b", cmp.b, "Results file B")->required()->check(CLI::ExistingFile);
+  compare->add_option("-t,--threshold", cmp.options.threshold_pct, "Flag changes beyond this many percent (default 10)")
+      ->check(CLI::NonNegativeNumber);
+  compare->add_option("--by", cmp.options.by, "Match cells by interpreter label (default), python (full version), or minor (3.12, 3.13t)")
+      ->check(CLI::IsMember({"label", "python", "minor"}));
+  compare->add_option("-f,--format", cmp.format, "text (default), md, json")->check(CLI::IsMember({"text", "md", "json"}));
+  compare->add_option("-o,--output", cmp.output, "Write to this file instead of stdout");
+  compare->add_flag("--fail-on-change", cmp.fail_on_change, "Exit with status 1 when a change is beyond the threshold");
+
+  auto* merge = app.add_subcommand("merge", "Combine results files (several machines) into one, labels kept distinct");
+  std::vector<std::string> merge_args;
+  MergeOptions merge_opts;
+  bool merge_force = false;
+  merge->add_option("files", merge_args, "OUT then the input files")->required()->expected(2, -1);
+  merge->add_option("--tag", merge_opts.tag, "Label tags: auto (label@host where two hosts share a label), host, file, none")
+      ->check(CLI::IsMember({"auto", "host", "file", "none"}));
+  merge->add_flag("--force", merge_force, "Replace OUT if it exists");
+
+  // CLI11 would say "A subcommand is required" of a misspelt one.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::cerr << "gilhost: unknown command '" << argv[1] << "' (commands: " << join(names, ", ") << ")\n"
+                << "Run with --help for more information.\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -304,7 +486,17 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(ro, co);
     if (*check) return cmd_check(check_files);
     if (*pythons) return cmd_pythons(co, as_json);
-    if (*report) return cmd_report(report_files, report_no_details);
+    if (*report) return cmd_report(rep);
+    if (*exporter) return cmd_report(exp);
+    if (*compare) return cmd_compare(cmp);
+    if (*merge) {
+      for (std::size_t i = 1; i < merge_args.size(); ++i)
+        if (!fs::is_regular_file(merge_args[i])) {
+          std::cerr << "gilhost: merge: no such file: " << merge_args[i] << "\n";
+          return 2;
+        }
+      return cmd_merge(merge_args.front(), {merge_args.begin() + 1, merge_args.end()}, merge_opts, merge_force);
+    }
   } catch (const std::exception& e) {
     std::cerr << "gilhost: " << e.what() << "\n";
     return 2;

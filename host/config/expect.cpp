@@ -4,25 +4,23 @@
 
 namespace gilhost {
 
+namespace {
+template <typename T>
+bool compare_as(const std::string& op, T x, T y) {
+  if (op == "eq") return x == y;
+  if (op == "ne") return x != y;
+  if (op == "lt") return x < y;
+  if (op == "le") return x <= y;
+  if (op == "gt") return x > y;
+  return x >= y;
+}
+}  // namespace
+
 bool compare_json(const std::string& op, const nlohmann::json& a, const nlohmann::json& b) {
   if (a.is_number() && b.is_number()) {
-    double x = a.get<double>(), y = b.get<double>();
     // Integers beyond double precision still compare exactly when both are integers.
-    if (a.is_number_integer() && b.is_number_integer()) {
-      long long xi = a.get<long long>(), yi = b.get<long long>();
-      if (op == "eq") return xi == yi;
-      if (op == "ne") return xi != yi;
-      if (op == "lt") return xi < yi;
-      if (op == "le") return xi <= yi;
-      if (op == "gt") return xi > yi;
-      return xi >= yi;
-    }
-    if (op == "eq") return x == y;
-    if (op == "ne") return x != y;
-    if (op == "lt") return x < y;
-    if (op == "le") return x <= y;
-    if (op == "gt") return x > y;
-    return x >= y;
+    if (a.is_number_integer() && b.is_number_integer()) return compare_as(op, a.get<long long>(), b.get<long long>());
+    return compare_as(op, a.get<double>(), b.get<double>());
   }
   if (op == "eq") return a == b;
   if (op == "ne") return a != b;

@@ -71,7 +71,7 @@ class Loader {
     if (auto ps = table_at(root, "profile")) {
       for (auto&& [name, node] : *ps) {
         if (auto t = node.as_table()) {
-          profiles[std::string(name.str())] = read_profile(*t);
+          profiles[std::string(name.str())] = read_profile(std::string(name.str()), *t);
           ex.profile_names.emplace_back(name.str());
         } else {
           error(node.source(), "profile." + std::string(name.str()) + " must be a table");
@@ -114,8 +114,7 @@ class Loader {
     if (ex.cases.empty() && errors_.empty()) error(root.source(), "no [[case]]: an experiment needs at least one");
 
     if (applied) {
-      for (const auto& name : applied->cases)
-        if (!base_names.count(name)) error(root.source(), "profile '" + profile_ + "' names unknown case '" + name + "'");
+      // (Unknown names in its case list are reported below, with every profile's.)
       if (!applied->cases.empty()) {
         std::vector<Case> kept;
         for (auto& c : ex.cases)
@@ -124,9 +123,9 @@ class Loader {
         ex.cases = std::move(kept);
       }
     }
-    for (const auto& [name, prof] : profiles)
-      for (const auto& c : prof.cases)
-        if (!base_names.count(c)) error(root.source(), "profile '" + name + "' names unknown case '" + c + "'");
+    for (const auto& [name, sources] : profile_case_src_)
+      for (const auto& [c, src] : sources)
+        if (!base_names.count(c)) error(src, "profile '" + name + "' names unknown case '" + c + "'");
 
     if (!ex.baseline.empty()) {
       bool found = false;
@@ -139,7 +138,11 @@ class Loader {
 
  private:
   void error(const toml::source_region& src, const std::string& message) {
-    errors_.push_back(ConfigError{SourcePos{path_, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)}, message});
+    ConfigError e{SourcePos{path_, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)}, message};
+    // A case's checks run once per sweep expansion: report each problem once.
+    for (const auto& seen : errors_)
+      if (seen.where.line == e.where.line && seen.where.column == e.where.column && seen.message == e.message) return;
+    errors_.push_back(std::move(e));
   }
 
   void check_keys(const toml::table& t, std::initializer_list<const char*> allowed, const std::string& where) {
@@ -261,7 +264,7 @@ class Loader {
     if (auto article = table_at(t, "article")) ex.article = to_json(*article);
   }
 
-  Profile read_profile(const toml::table& t) {
+  Profile read_profile(const std::string& name, const toml::table& t) {
     check_keys(t, {"repeat", "warmup", "timeout", "params", "cases"}, "a [profile.*] table");
     Profile p;
     if (auto v = get_int(t, "repeat", 1)) p.repeat = static_cast<int>(*v);
@@ -269,6 +272,10 @@ class Loader {
     p.timeout_s = get_seconds(t, "timeout");
     if (auto params = table_at(t, "params")) p.params = to_json(*params);
     p.cases = get_strings(t, "cases");
+    auto& sources = profile_case_src_[name];
+    if (auto arr = t.get_as<toml::array>("cases"))
+      for (auto&& item : *arr)
+        if (auto s = item.as_string()) sources.emplace_back(s->get(), item.source());
     return p;
   }
 
@@ -425,6 +432,8 @@ class Loader {
   nlohmann::json profile_params_;
   fs::path dir_;
   toml::source_region baseline_src_;
+  // Each profile's case names, where they are written (checked once every case is read).
+  std::map<std::string, std::vector<std::pair<std::string, toml::source_region>>> profile_case_src_;
   std::vector<ConfigError> errors_;
 };
 

@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "measure/clock.hpp"
 
@@ -56,16 +58,90 @@ UniqueFd open_stat(pid_t pid) {
 }
 }  // namespace
 
-TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks)
+TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter)
     : root_(root),
+      adopter_(adopter),
       rescan_every_(rescan_every_ticks < 1 ? 1 : rescan_every_ticks),
       start_ns_(monotonic_ns()),
       page_size_(::sysconf(_SC_PAGESIZE)),
       clock_ticks_(static_cast<double>(::sysconf(_SC_CLK_TCK))) {
   members_[root_].stat_fd = open_stat(root_);
+  if (adopter_ > 0) {
+    // The adopter's thread count, once: one children file to read per rescan when it has one thread.
+    UniqueFd fd = open_stat(adopter_);
+    ProcStat st;
+    if (fd && read_stat_fd(fd.get(), st)) adopter_threads_ = st.threads;
+  }
 }
 
+namespace {
+// Appends the pids listed in a /proc/PID/task/TID/children file.
+void read_children_file(const char* path, std::vector<pid_t>& out) {
+  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) return;
+  char buf[4096];
+  std::string text;
+  ssize_t n;
+  // A short read is the whole file (it is generated in one go): no second read for its end.
+  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) {
+    text.append(buf, static_cast<std::size_t>(n));
+    if (static_cast<std::size_t>(n) < sizeof buf) break;
+  }
+  const char* p = text.c_str();
+  char* end = nullptr;
+  for (long v = std::strtol(p, &end, 10); end != p; v = std::strtol(p, &end, 10)) {
+    out.push_back(static_cast<pid_t>(v));
+    p = end;
+  }
+}
+
+// The children of every thread of `pid` (a child belongs to the thread that forked it). One file when
+// the process is known to have one thread, else one per thread.
+void read_children(pid_t pid, long threads, std::vector<pid_t>& out) {
+  char path[320];
+  if (threads == 1) {
+    std::snprintf(path, sizeof path, "/proc/%d/task/%d/children", static_cast<int>(pid), static_cast<int>(pid));
+    read_children_file(path, out);
+    return;
+  }
+  std::snprintf(path, sizeof path, "/proc/%d/task", static_cast<int>(pid));
+  DIR* dir = ::opendir(path);
+  if (!dir) return;
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    std::snprintf(path, sizeof path, "/proc/%d/task/%s/children", static_cast<int>(pid), e->d_name);
+    read_children_file(path, out);
+  }
+  ::closedir(dir);
+}
+}  // namespace
+
 void TreeSampler::rescan() {
+  if (adopter_ > 0) rescan_tree();
+  else rescan_all();
+}
+
+// As a subreaper's, every process of the run is a descendant of the adopter's children (the root, and
+// orphans re-parented to it), setsid'd or not: walk that tree, at a cost that grows with the run's size
+// rather than the machine's.
+void TreeSampler::rescan_tree() {
+  std::vector<pid_t> todo{root_};
+  read_children(adopter_, adopter_threads_, todo);
+  std::set<pid_t> seen;
+  while (!todo.empty()) {
+    const pid_t pid = todo.back();
+    todo.pop_back();
+    if (!seen.insert(pid).second) continue;
+    auto it = members_.find(pid);
+    if (it == members_.end()) {
+      it = members_.emplace(pid, Member{}).first;
+      it->second.stat_fd = open_stat(pid);
+    }
+    if (it->second.stat_fd) read_children(pid, it->second.threads, todo);
+  }
+}
+
+void TreeSampler::rescan_all() {
   DIR* dir = ::opendir("/proc");
   if (!dir) return;
   std::map<pid_t, pid_t> parent_of;
@@ -113,6 +189,7 @@ void TreeSampler::sample() {
       ++it;
       continue;
     }
+    it->second.threads = st.threads;
     const std::int64_t rss = static_cast<std::int64_t>(st.rss_pages) * page_size_;
     s.rss_bytes += rss;
     if (it->first == root_) s.root_rss_bytes = rss;

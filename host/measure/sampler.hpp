@@ -4,6 +4,11 @@
 // Members are the root and every process in its process group (multiprocessing children stay in it).
 // Known members are re-read each tick through an open /proc/PID/stat descriptor (one pread each); the
 // full /proc scan that finds new members runs less often, since it costs far more than a tick.
+//
+// With `adopter` set (the orchestrator, a child subreaper whose only children are this run's), members are
+// instead the root's descendants and the adopter's other children (orphans re-parented to it): the tree is
+// walked through /proc/PID/task/TID/children, in or out of the process group (setsid, daemons), and a
+// rescan costs a few reads rather than one per process on the machine, so it can run every tick's worth.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -42,7 +47,7 @@ struct Sample {
 
 class TreeSampler {
  public:
-  TreeSampler(pid_t root, int rescan_every_ticks);
+  TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter = 0);
   void sample();
   // After the run: peaks and a timeline downsampled to at most `max_points`.
   nlohmann::json summary(std::size_t max_points = 200) const;
@@ -59,10 +64,15 @@ class TreeSampler {
 
  private:
   void rescan();
+  void rescan_all();   // every /proc entry: the process group, and descendants through their parents
+  void rescan_tree();  // with an adopter: the adopter's children and their descendants
   struct Member {
     UniqueFd stat_fd;
+    long threads = 0;  // as last sampled; 0: not known yet
   };
   pid_t root_;
+  pid_t adopter_;
+  long adopter_threads_ = 0;  // 0: not known, list its tasks
   int rescan_every_;
   long ticks_ = 0;
   std::int64_t start_ns_;

@@ -20,7 +20,15 @@ std::string result_display(const nlohmann::json& v, std::size_t width) {
     std::snprintf(buf, sizeof buf, "%.4g", v.get<double>());
     s = buf;
   }
-  if (display_width(s) > width) s = s.substr(0, width - 1) + "…";
+  if (display_width(s) > width) {
+    // Keep width - 1 characters (not bytes: never cut inside a UTF-8 sequence), then the ellipsis.
+    std::size_t end = 0, kept = 0;
+    while (end < s.size() && (kept < width - 1 || (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80)) {
+      if ((static_cast<unsigned char>(s[end]) & 0xC0) != 0x80) ++kept;
+      ++end;
+    }
+    s = s.substr(0, end) + "…";
+  }
   return s;
 }
 

@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "measure/clock.hpp"
 #include "measure/sampler.hpp"
@@ -39,6 +41,17 @@ std::string BoundedCapture::text() const {
 
 void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
+namespace {
+// The process group of the run in progress, for a signal handler that must kill it before we die.
+std::atomic<pid_t> g_active_group{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free, "read from a signal handler");
+}  // namespace
+
+void kill_active_child_tree() {
+  const pid_t group = g_active_group.load();
+  if (group > 0) ::kill(-group, SIGKILL);
+}
+
 void reap_orphans() {
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
@@ -50,8 +63,11 @@ int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pi
 
 // In the forked child: only async-signal-safe calls until exec.
 [[noreturn]] void exec_child(const ChildRequest& req, int out_fd, int err_fd, int event_fd, char* const* argv,
-                             char* const* envp) {
+                             char* const* envp, pid_t parent) {
   ::setpgid(0, 0);
+  // If we die however we die (kill -9 included), the runner dies with us rather than run on unwatched.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
   // Undo what the parent set for itself: the child starts with default signal dispositions.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -78,10 +94,11 @@ int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pi
   ::_exit(127);
 }
 
-// Reads what is available now; false at EOF or error.
+// Reads what is available now, at most 1 MiB, so a writer faster than us cannot keep us from the
+// timeout, the sampler and the interrupt; false at EOF or error.
 bool drain(int fd, const std::function<void(const char*, std::size_t)>& sink) {
   char buf[65536];
-  for (;;) {
+  for (int reads = 0; reads < 16; ++reads) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
       sink(buf, static_cast<std::size_t>(n));
@@ -91,6 +108,12 @@ bool drain(int fd, const std::function<void(const char*, std::size_t)>& sink) {
     if (errno == EINTR) continue;
     return errno == EAGAIN || errno == EWOULDBLOCK;
   }
+  return true;
+}
+
+void sleep_ms(long ms) {
+  timespec ts{ms / 1000, (ms % 1000) * 1000000L};
+  ::nanosleep(&ts, nullptr);
 }
 
 }  // namespace
@@ -108,14 +131,18 @@ ChildResult run_child(const ChildRequest& req) {
     return res;
   }
 
+  const pid_t self = ::getpid();
+  int subreaper = 0;
+  ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
   const std::int64_t start = monotonic_ns();
   pid_t pid = ::fork();
   if (pid < 0) {
     res.spawn_error = std::string("fork failed: ") + std::strerror(errno);
     return res;
   }
-  if (pid == 0) exec_child(req, out.write.get(), err.write.get(), events.write.get(), argv.data(), envp.data());
+  if (pid == 0) exec_child(req, out.write.get(), err.write.get(), events.write.get(), argv.data(), envp.data(), self);
   ::setpgid(pid, pid);  // also here, so the group exists before we ever signal it
+  g_active_group.store(pid);
   res.pid = pid;
   out.write.reset();
   err.write.reset();
@@ -143,11 +170,15 @@ ChildResult run_child(const ChildRequest& req) {
     }
   };
 
-  const std::int64_t interval = static_cast<std::int64_t>(req.sample_interval_ms) * 1000000;
-  // A full /proc scan about every 50 ms finds new processes; known ones are read every tick.
-  TreeSampler sampler(pid, static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval)));
+  const std::int64_t interval = static_cast<std::int64_t>(std::max(1, req.sample_interval_ms)) * 1000000;
+  // Known processes are read every tick; new ones are found by a rescan about every 50 ms: a walk of the
+  // tree from our own children when we are a subreaper (the tree's orphans come to us), else a full
+  // /proc scan.
+  TreeSampler sampler(pid, static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval)), subreaper ? self : 0);
   sampler.sample();
-  const std::int64_t deadline = start + static_cast<std::int64_t>(req.timeout_s * 1e9);
+  // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
+  const double timeout_s = req.timeout_s < 1e9 ? std::max(0.0, req.timeout_s) : 1e9;
+  const std::int64_t deadline = start + static_cast<std::int64_t>(timeout_s * 1e9);
   std::int64_t next_sample = start + interval;
   bool open_out = true, open_err = true, open_events = true;
   int status = 0;
@@ -167,21 +198,27 @@ ChildResult run_child(const ChildRequest& req) {
       next_sample = std::max(next_sample + interval, now + interval / 2);
     }
     pollfd fds[4];
-    int nfds = 0;
-    if (open_out) fds[nfds++] = {out.read.get(), POLLIN, 0};
-    if (open_err) fds[nfds++] = {err.read.get(), POLLIN, 0};
-    if (open_events) fds[nfds++] = {events.read.get(), POLLIN, 0};
-    if (pidfd) fds[nfds++] = {pidfd.get(), POLLIN, 0};
+    int nfds = 0, slot_out = -1, slot_err = -1, slot_events = -1, slot_pid = -1;
+    if (open_out) fds[slot_out = nfds++] = {out.read.get(), POLLIN, 0};
+    if (open_err) fds[slot_err = nfds++] = {err.read.get(), POLLIN, 0};
+    if (open_events) fds[slot_events = nfds++] = {events.read.get(), POLLIN, 0};
+    if (pidfd) fds[slot_pid = nfds++] = {pidfd.get(), POLLIN, 0};
     std::int64_t wait_ns = std::min(next_sample, deadline) - monotonic_ns();
     if (!pidfd) wait_ns = std::min<std::int64_t>(wait_ns, 5000000);  // no pidfd: poll for exit
-    int timeout_ms = static_cast<int>(std::max<std::int64_t>(0, (wait_ns + 999999) / 1000000));
-    if (res.timed_out || res.interrupted) timeout_ms = std::min(timeout_ms, 10);
-    ::poll(fds, static_cast<nfds_t>(nfds), timeout_ms);
-    if (open_out) open_out = drain(out.read.get(), on_out);
-    if (open_err) open_err = drain(err.read.get(), on_err);
-    if (open_events) open_events = drain(events.read.get(), on_event);
-    pid_t r = ::wait4(pid, &status, WNOHANG, &res.usage);
-    if (r == pid) reaped = true;
+    if (res.timed_out || res.interrupted) wait_ns = std::min<std::int64_t>(wait_ns, 10000000);
+    wait_ns = std::max<std::int64_t>(0, wait_ns);
+    // ppoll: to the nanosecond, so a 1 ms interval is 1 ms, not 1-2.
+    const timespec wait_ts{static_cast<time_t>(wait_ns / 1000000000), static_cast<long>(wait_ns % 1000000000)};
+    const int ready = ::ppoll(fds, static_cast<nfds_t>(nfds), &wait_ts, nullptr);
+    // Only what poll says is ready (all after EINTR): an idle tick costs this ppoll and the sample.
+    auto ready_at = [&](int slot) { return slot >= 0 && (ready < 0 || fds[slot].revents != 0); };
+    if (ready_at(slot_out)) open_out = drain(out.read.get(), on_out);
+    if (ready_at(slot_err)) open_err = drain(err.read.get(), on_err);
+    if (ready_at(slot_events)) open_events = drain(events.read.get(), on_event);
+    if (!pidfd || ready_at(slot_pid) || res.timed_out || res.interrupted) {
+      pid_t r = ::wait4(pid, &status, WNOHANG, &res.usage);
+      if (r == pid) reaped = true;
+    }
   }
   res.wall_ns = monotonic_ns() - start;
 
@@ -190,11 +227,26 @@ ChildResult run_child(const ChildRequest& req) {
   drain(err.read.get(), on_err);
   drain(events.read.get(), on_event);
   // Anything of the tree still alive (daemons, setsid'd grandchildren) is killed: no orphans survive a run.
+  // Again until none is left (bounded): a member may fork while it is being killed, and killed members'
+  // children are re-parented to us (subreaper), which a fresh scan finds.
   std::vector<pid_t> leftovers = sampler.live_members();
+  // A process that ends on its own just after the root (multiprocessing's resource tracker sees its
+  // pipe close) is no leftover: give the tree up to 200 ms, unless we killed it already.
+  for (int waited = 0; !leftovers.empty() && !res.timed_out && !res.interrupted && waited < 200; ++waited) {
+    sleep_ms(1);
+    reap_orphans();
+    leftovers = sampler.live_members();
+  }
   res.leftover_processes = static_cast<int>(leftovers.size());
-  ::kill(-pid, SIGKILL);
-  for (pid_t member : leftovers) ::kill(member, SIGKILL);
+  for (int round = 0; !leftovers.empty() && round < 200; ++round) {
+    ::kill(-pid, SIGKILL);
+    for (pid_t member : leftovers) ::kill(member, SIGKILL);
+    reap_orphans();
+    sleep_ms(round < 10 ? 1 : 10);
+    leftovers = sampler.live_members();
+  }
   reap_orphans();
+  g_active_group.store(0);
 
   res.exited = WIFEXITED(status);
   res.exit_code = res.exited ? WEXITSTATUS(status) : -1;

@@ -66,5 +66,7 @@ ChildResult run_child(const ChildRequest& request);
 void become_subreaper();
 // Reaps any exited re-parented orphans without blocking.
 void reap_orphans();
+// Kills the process group of the run in progress, if any (async-signal-safe: for SIGINT/SIGTERM handlers).
+void kill_active_child_tree();
 
 }  // namespace gilhost

@@ -1,6 +1,7 @@
 #include "run/results_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,8 +16,15 @@ namespace gilhost {
 ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
-  fd_.reset(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  fd_.reset(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (!fd_) throw std::system_error(errno, std::generic_category(), "cannot open results file " + path);
+  // Appending to a file whose last line was cut (a crash, kill -9 mid-write): end that line first, so it
+  // stays one malformed line and our first record is not glued to it. (O_RDWR is for reading that byte.)
+  struct stat st {};
+  char last = '\n';
+  if (::fstat(fd_.get(), &st) == 0 && st.st_size > 0 && ::pread(fd_.get(), &last, 1, st.st_size - 1) == 1 &&
+      last != '\n' && !write_all(fd_.get(), "\n", 1))
+    throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
 }
 
 void ResultsWriter::append(const nlohmann::json& record) {

@@ -1,6 +1,7 @@
 #include "run/scheduler.hpp"
 
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -30,6 +31,13 @@ const nlohmann::json* find_event(const ChildResult& child, const char* name) {
   for (const auto& e : child.events)
     if (e.value("event", "") == name) return &e;
   return nullptr;
+}
+
+// "2", "0.5", "1.25": a timeout as written, without std::to_string's trailing zeros.
+std::string fmt_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
 }
 
 std::string signal_name(int sig) {
@@ -73,7 +81,8 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
     error = {{"type", "GilhostSpawnError"}, {"message", child.spawn_error}};
   } else if (child.timed_out) {
     status = "timeout";
-    note = "killed after the " + std::to_string(ex.timeout_s) + " s timeout";
+    note = "killed after the " + fmt_seconds(ex.timeout_s) + " s timeout" +
+           (cs ? " (after the case returned: interpreter shutdown was waiting, e.g. for a non-daemon thread)" : "");
   } else if (child.interrupted) {
     status = "interrupted";
   } else if (child.signal != 0) {
@@ -84,6 +93,8 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
     error = {{"type", "GilhostRunnerError"}, {"message", rerr->value("stage", "") + ": " + rerr->value("message", "")}};
   } else if (child.exit_code != 0 || !error.is_null()) {
     status = "error";
+    if (!cs) note = "the process exited with status " + std::to_string(child.exit_code) +
+                    " before the case was reported (os._exit, or an exit from a thread?)";
   } else {
     status = "ok";
     if (!cs) note = "the process exited before the case was reported (os._exit?)";

@@ -1,5 +1,8 @@
 #include "runner/bootstrap.hpp"
 
+#include <cmath>
+#include <cstdio>
+
 namespace gilhost {
 
 namespace {
@@ -173,9 +176,41 @@ def _exec_main():
     raise SystemExit(_state["exit_code"])
 )PY";
 
+// The 4 hex digits at `p` as a number, or -1.
+long hex4(const std::string& s, std::size_t p) {
+  if (p + 4 > s.size()) return -1;
+  long v = 0;
+  for (std::size_t i = p; i < p + 4; ++i) {
+    const char c = s[i];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
 void append_json_string_as_python(std::string& out, const std::string& s) {
-  // JSON string escapes are valid in Python string literals; nlohmann's dump() never emits "\/".
-  out += nlohmann::json(s).dump(-1, ' ', true);
+  // JSON string escapes are valid in Python string literals (nlohmann's dump() never emits "\/"), except
+  // one: JSON writes a character outside the BMP as a \uD83D\uDE00 surrogate pair, which Python keeps as
+  // two lone surrogates (a str that cannot even be encoded). Those pairs become one \U0001F600.
+  const std::string escaped = nlohmann::json(s).dump(-1, ' ', true);
+  for (std::size_t i = 0; i < escaped.size(); ++i) {
+    if (escaped[i] != '\\' || i + 1 >= escaped.size()) {
+      out += escaped[i];
+      continue;
+    }
+    const long hi = escaped[i + 1] == 'u' ? hex4(escaped, i + 2) : -1;
+    const long lo = hi >= 0xD800 && hi <= 0xDBFF && escaped.compare(i + 6, 2, "\\u") == 0 ? hex4(escaped, i + 8) : -1;
+    if (lo >= 0xDC00 && lo <= 0xDFFF) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "\\U%08lx", static_cast<unsigned long>(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)));
+      out += buf;
+      i += 11;
+    } else {
+      out.append(escaped, i, 2);  // an escape of its own: never read its second character as a backslash
+      ++i;
+    }
+  }
 }
 }  // namespace
 
@@ -212,6 +247,7 @@ std::string to_python_literal(const nlohmann::json& v) {
     case nlohmann::json::value_t::number_float: {
       double d = v.get<double>();
       if (d != d) return "float('nan')";
+      if (std::isinf(d)) return d > 0 ? "float('inf')" : "-float('inf')";  // dump() would write null
       return v.dump();
     }
     default: return v.dump();  // integers

@@ -24,6 +24,24 @@
 #include "runner/subinterpreters.hpp"
 #include "util/fd.hpp"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GILHOST_RUNNER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(GILHOST_RUNNER_ASAN)
+#define GILHOST_RUNNER_ASAN 1
+#endif
+#ifdef GILHOST_RUNNER_ASAN
+// Under ASan (GILHOST_SANITIZE), for the runner only: CPython does not free everything at exit, by
+// design, so leak reports would be about libpython, not us; and a script's crash must stay a crash (a
+// signal the host records as "crashed"), not become ASan's report and exit status 1. The rest of ASan
+// stays on; ASAN_OPTIONS still wins.
+extern "C" const char* __asan_default_options() {
+  return "detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0";
+}
+#endif
+
 namespace {
 
 constexpr int kRunnerFailure = 3;

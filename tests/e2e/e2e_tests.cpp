@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -250,4 +251,30 @@ TEST_CASE("check reports every error with file:line:column", "[e2e]") {
   CHECK(c.err.find(bad + ":8:7: error: gil must be") != std::string::npos);
   auto ok = gilhost::run_capture({kGilhost, "check", kSource + "/configs/race.toml"}, 30);
   CHECK(ok.exit_code == 0);
+}
+
+TEST_CASE("every experiment's quick profile holds its expectations on every build found", "[configs]") {
+  std::vector<fs::path> configs;
+  for (const auto& e : fs::directory_iterator(kSource + "/configs"))
+    if (e.path().extension() == ".toml") configs.push_back(e.path());
+  std::sort(configs.begin(), configs.end());
+  REQUIRE(configs.size() >= 11);
+  for (const auto& config : configs) {
+    DYNAMIC_SECTION(config.stem().string()) {
+      Session s = run_gilhost(config.string(), interpreters(), {"--quick", "--no-details"});
+      INFO(s.out.out << s.out.err);
+      CHECK(s.out.exit_code == 0);
+      CHECK(!s.runs.empty());
+      for (const auto& r : s.runs) {
+        CHECK(r["expect_ok"] == true);
+        CHECK(r["leftover_processes"] == 0);
+      }
+      // Every build found ran (or was skipped for a stated reason) in every experiment.
+      for (const auto& i : interpreters()) {
+        bool seen = false;
+        for (const auto& r : s.runs) seen |= r["interpreter"] == i.label;
+        CHECK(seen);
+      }
+    }
+  }
 }

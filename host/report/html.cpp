@@ -1,0 +1,429 @@
+#include "report/html.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/markdown.hpp"
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+std::vector<double> nice_ticks(double max, int target) {
+  std::vector<double> ticks;
+  if (!(max > 0) || !std::isfinite(max)) return {0, 1};
+  const double raw = max / std::max(target, 1);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  for (int k = 0;; ++k) {
+    ticks.push_back(k * step);
+    if (k * step >= max * (1 - 1e-9)) break;
+  }
+  return ticks;
+}
+
+namespace {
+
+std::string e(const std::string& s) { return html_escape(s); }
+
+const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#79706e"};
+std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
+
+std::string num(double v) { return fmt::format("{:.1f}", v); }
+
+// Axis labels: one unit for the whole axis.
+struct Unit {
+  double scale;
+  const char* name;
+};
+Unit time_unit(double max_s) { return max_s >= 1 ? Unit{1, "s"} : max_s >= 1e-3 ? Unit{1e3, "ms"} : Unit{1e6, "µs"}; }
+Unit bytes_unit(double max_b) { return max_b >= 1e9 ? Unit{1e-9, "GB"} : max_b >= 1e6 ? Unit{1e-6, "MB"} : Unit{1e-3, "kB"}; }
+std::string tick_label(double v, const Unit& u) { return fmt::format("{:g} {}", v * u.scale, u.name); }
+
+const char* kCss = R"CSS(
+:root { --fg:#1f2328; --muted:#656d76; --line:#d0d7de; --bg:#ffffff; --head:#f6f8fa; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--fg);
+       background: var(--bg); margin: 0; padding: 24px 32px 48px; max-width: 1600px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 36px 0 6px; padding-top: 12px; border-top: 2px solid var(--line); }
+h3 { font-size: 16px; margin: 22px 0 8px; }
+p.facts, p.note, .muted { color: var(--muted); }
+code { font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 6px 0 10px; }
+th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: var(--head); font-weight: 600; white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.grid td { white-space: nowrap; font-variant-numeric: tabular-nums; }
+table.grid td.case, table.details td.case { font-weight: 600; }
+td.fail { background: #ffebe9; }
+td.err { background: #fff8c5; }
+td.skip { color: var(--muted); background: #f6f8fa; font-style: italic; }
+span.ok { color: #1a7f37; font-weight: 700; }
+span.bad { color: #cf222e; font-weight: 700; }
+.charts { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
+figure { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px 4px; background: #fff; }
+figcaption { font-weight: 600; margin-bottom: 2px; }
+svg text { font: 11px system-ui, "DejaVu Sans", sans-serif; fill: #1f2328; }
+svg .axis { stroke: #8c959f; stroke-width: 1; }
+svg .gridline { stroke: #eaeef2; stroke-width: 1; }
+svg .whisker { stroke: #1f2328; stroke-width: 1.4; }
+svg text.value { fill: #424a53; }
+svg text.skipped { fill: #8c959f; font-style: italic; }
+ul.failures li, ul.skips li { margin: 2px 0; }
+code.flags { display: block; max-width: 520px; white-space: pre-wrap; word-break: break-all; }
+summary { cursor: pointer; color: var(--muted); }
+)CSS";
+
+std::string table_html(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                       const std::vector<bool>& numeric, const std::string& cls) {
+  std::string out = "<div class=\"scroll\"><table class=\"" + cls + "\"><thead><tr>";
+  for (const auto& x : header) out += "<th>" + e(x) + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (const auto& r : rows) {
+    out += "<tr>";
+    for (std::size_t i = 0; i < r.size(); ++i)
+      out += std::string(i < numeric.size() && numeric[i] ? "<td class=\"num\">" : "<td>") + e(r[i]) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
+std::string machines_html(const Section& s) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& m : s.machines) {
+    std::string cores = std::to_string(m.value("cores", 0));
+    if (m.value("online_cpus", 0) && m.value("online_cpus", 0) != m.value("cores", 0))
+      cores += fmt::format(" (of {} online)", m.value("online_cpus", 0));
+    rows.push_back({m.value("hostname", ""), m.value("cpu_model", "unknown"), cores, m.value("kernel", ""), m.value("arch", ""),
+                    m.value("memory_bytes", 0.0) > 0 ? format_bytes(m.value("memory_bytes", 0.0)) : "-"});
+  }
+  return table_html({"host", "CPU", "cores", "kernel", "arch", "memory"}, rows, {false, false, true, false, false, true}, "machines");
+}
+
+std::string builds_html(const Section& s) {
+  std::string out = "<div class=\"scroll\"><table class=\"builds\"><thead><tr>";
+  for (const char* x : {"", "build", "version", "free-threaded", "mode", "compiler", "found via", "host", "executable", "libpython",
+                        "configure flags"})
+    out += std::string("<th>") + x + "</th>";
+  out += "</tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < s.builds.size(); ++i) {
+    const BuildInfo& b = s.builds[i];
+    out += "<tr><td><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" rx=\"2\" fill=\"" + color(i) +
+           "\"/></svg></td><td>" + e(b.label) + "</td><td>" + e(b.version) + "</td><td>" + (b.free_threaded ? "yes" : "no") +
+           "</td><td>" + e(b.mode) + "</td><td>" + e(b.compiler.empty() ? "-" : b.compiler) + "</td><td>" +
+           e(b.source.empty() ? "-" : b.source) + "</td><td>" + e(b.host) + "</td><td><code>" + e(b.executable) +
+           "</code></td><td><code>" + e(b.libpython.empty() ? "-" : b.libpython) + "</code></td><td>" +
+           (b.build_flags.empty() ? std::string("-")
+                                  : "<details><summary>" + std::to_string(b.build_flags.size()) + " chars</summary><code class=\"flags\">" +
+                                        e(b.build_flags) + "</code></details>") +
+           "</td></tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
+std::string grid_html(const Section& s) {
+  const Summary& sum = s.summary;
+  std::string out = "<div class=\"scroll\"><table class=\"grid\"><thead><tr><th>case</th>";
+  for (const auto& i : sum.interpreters) {
+    const BuildInfo* b = s.build(i);
+    auto base = s.baseline_of.find(i);
+    const bool is_base = base != s.baseline_of.end() && base->second == i;
+    out += "<th>" + e(i) + (b && b->mode == "exec" ? " (exec)" : "") + (is_base ? " <span class=\"muted\">(baseline)</span>" : "") + "</th>";
+  }
+  out += "</tr></thead><tbody>\n";
+  for (const auto& c : sum.cases) {
+    out += "<tr><td class=\"case\">" + e(c) + "</td>";
+    for (const auto& i : sum.interpreters) {
+      const Cell* cell = sum.cell(c, i);
+      if (!cell) {
+        out += "<td class=\"skip\">skipped</td>";
+        continue;
+      }
+      std::string cls = !cell->expectations_ok() ? "fail" : cell->statuses != "ok" ? "err" : "";
+      std::string text = cell->runs.empty() ? "(warm-up only)" : format_wall(cell->wall_s) + " · " + cell->result_text;
+      std::string mark = verdict_mark(*cell);
+      out += "<td" + (cls.empty() ? "" : " class=\"" + cls + "\"") + " title=\"" + e(c + " @ " + i + ": " + cell->statuses) + "\">" +
+             e(text) + (mark.empty() ? "" : " <span class=\"" + std::string(cell->expectations_ok() ? "ok" : "bad") + "\">" + mark + "</span>");
+      if (cell->statuses != "ok" && cell->result_text != cell->statuses && !cell->runs.empty()) out += " [" + e(cell->statuses) + "]";
+      auto base = s.baseline_of.find(i);
+      if (base != s.baseline_of.end() && base->second != i)
+        out += "<br><span class=\"muted\">vs " + e(s.baseline_python) + ": " + e(vs_baseline_text(s, c, i)) + "</span>";
+      out += "</td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
+// Horizontal bars: the median wall time of each build, whiskers from the fastest to the slowest run.
+std::string bar_chart(const Section& s, const std::string& case_name) {
+  const Summary& sum = s.summary;
+  const int width = 600, left = 150, right = 84, top = 8, row_h = 24, axis_h = 30;
+  const int n = static_cast<int>(sum.interpreters.size());
+  const int height = top + n * row_h + axis_h;
+  double max = 0;
+  for (const auto& i : sum.interpreters)
+    if (const Cell* c = sum.cell(case_name, i); c && c->wall_s.n) max = std::max(max, c->wall_s.max);
+  const auto ticks = nice_ticks(max);
+  const double axis_max = ticks.back() > 0 ? ticks.back() : 1;
+  const Unit u = time_unit(axis_max);
+  const double plot_w = width - left - right;
+  auto x = [&](double v) { return left + plot_w * v / axis_max; };
+
+  std::string out = fmt::format("<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
+                                width, height, width, height, e("wall time of " + case_name + " per build"));
+  const int plot_bottom = top + n * row_h;
+  for (double t : ticks) {
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", num(x(t)), top, plot_bottom);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(x(t)), plot_bottom + 16, e(tick_label(t, u)));
+  }
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", left, top, plot_bottom);
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, plot_bottom, num(x(axis_max)));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">wall time</text>\n", width - 4, height - 2);
+  for (int k = 0; k < n; ++k) {
+    const std::string& label = sum.interpreters[k];
+    const double cy = top + k * row_h + row_h / 2.0;
+    std::string shown = label.size() > 24 ? label.substr(0, 23) + "…" : label;
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy), e(shown));
+    const Cell* c = sum.cell(case_name, label);
+    if (!c || c->wall_s.n == 0) {
+      out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", left + 6, num(cy),
+                         !c ? "skipped" : "no timed run (" + e(c->statuses) + ")");
+      continue;
+    }
+    const Stats& w = c->wall_s;
+    const std::string tip = fmt::format("{} @ {}: median {}, min–max {}–{}, {} run{}", case_name, label, format_seconds(w.median),
+                                        format_seconds(w.min), format_seconds(w.max), w.n, w.n == 1 ? "" : "s");
+    out += fmt::format("<g class=\"build\" data-build=\"{}\"><title>{}</title>", e(label), e(tip));
+    out += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" rx=\"2\" fill=\"{}\" data-median-s=\"{}\"/>", left,
+                       num(cy - 7), num(std::max(1.0, x(w.median) - left)), color(k), fmt::format("{:.6g}", w.median));
+    if (w.n > 1) {
+      out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", num(x(w.min)), num(x(w.max)), num(cy));
+      for (double v : {w.min, w.max})
+        out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", num(x(v)), num(cy - 5), num(cy + 5));
+    }
+    out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", num(x(w.max) + 6), num(cy),
+                       e(format_seconds(w.median)));
+  }
+  return out + "</svg>\n";
+}
+
+// Tree RSS over time of the median run of each build.
+std::string rss_chart(const Section& s, const std::string& case_name) {
+  const Summary& sum = s.summary;
+  struct Line {
+    std::size_t build;
+    std::vector<std::pair<double, double>> points;  // seconds, bytes
+    std::string tip;
+  };
+  std::vector<Line> lines;
+  double max_t = 0, max_b = 0;
+  for (std::size_t k = 0; k < sum.interpreters.size(); ++k) {
+    const nlohmann::json* run = s.median_run(case_name, sum.interpreters[k]);
+    if (!run || !run->contains("rss") || !(*run)["rss"].is_object()) continue;
+    const auto& tl = (*run)["rss"].value("timeline", nlohmann::json::array());
+    Line l{k, {}, ""};
+    int peak_threads = 0, peak_procs = 0;
+    for (const auto& p : tl) {
+      if (!p.is_array() || p.size() < 2 || !p[0].is_number() || !p[1].is_number()) continue;
+      l.points.emplace_back(p[0].get<double>() / 1e3, p[1].get<double>());
+      if (p.size() >= 4 && p[2].is_number() && p[3].is_number()) {
+        peak_threads = std::max(peak_threads, p[2].get<int>());
+        peak_procs = std::max(peak_procs, p[3].get<int>());
+      }
+    }
+    if (l.points.empty()) continue;
+    for (const auto& [t, b] : l.points) {
+      max_t = std::max(max_t, t);
+      max_b = std::max(max_b, b);
+    }
+    l.tip = fmt::format("{} @ {} (median run, repeat {}): peak {} RSS, {} threads, {} processes", case_name, sum.interpreters[k],
+                        run->value("repeat", 0), format_bytes((*run)["rss"].value("peak_tree_rss_bytes", 0.0)), peak_threads, peak_procs);
+    lines.push_back(std::move(l));
+  }
+  if (lines.empty()) return "<p class=\"muted\">no RSS samples for " + e(case_name) + "</p>\n";
+
+  const int width = 600, left = 64, right = 30, top = 10, plot_h = 170, axis_h = 34, legend_row = 18, per_row = 4;
+  const int legend_rows = static_cast<int>((lines.size() + per_row - 1) / per_row);
+  const int height = top + plot_h + axis_h + legend_rows * legend_row + 6;
+  const auto xt = nice_ticks(max_t), yt = nice_ticks(max_b, 4);
+  const double xmax = xt.back() > 0 ? xt.back() : 1, ymax = yt.back() > 0 ? yt.back() : 1;
+  const Unit tu = time_unit(xmax), bu = bytes_unit(ymax);
+  const double plot_w = width - left - right;
+  auto x = [&](double v) { return left + plot_w * v / xmax; };
+  auto y = [&](double v) { return top + plot_h - plot_h * v / ymax; };
+  std::string out = fmt::format("<svg class=\"rss\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
+                                width, height, width, height, e("process tree RSS over time, " + case_name));
+  for (double t : yt) {
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", left, num(x(xmax)), num(y(t)));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n", left - 5, num(y(t)),
+                       e(tick_label(t, bu)));
+  }
+  for (double t : xt)
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", num(x(t)), top + plot_h + 15, e(tick_label(t, tu)));
+  out += fmt::format("\n<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", left, top, top + plot_h);
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, top + plot_h, num(x(xmax)));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">time since the run started</text>\n", width - right,
+                     top + plot_h + 29);
+  for (const auto& l : lines) {
+    std::string pts;
+    for (const auto& [t, b] : l.points) pts += num(x(t)) + "," + num(y(b)) + " ";
+    if (l.points.size() == 1) pts += num(x(l.points[0].first) + 2) + "," + num(y(l.points[0].second));
+    const BuildInfo* b = s.build(sum.interpreters[l.build]);
+    out += fmt::format("<polyline class=\"rssline\" data-build=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"{} points=\"{}\"><title>{}</title></polyline>\n",
+                       e(sum.interpreters[l.build]), color(l.build), b && b->free_threaded ? " stroke-dasharray=\"5 3\"" : "", pts, e(l.tip));
+  }
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const int lx = left + static_cast<int>(k % per_row) * 132;
+    const int ly = top + plot_h + axis_h + static_cast<int>(k / per_row) * legend_row + 8;
+    std::string label = sum.interpreters[lines[k].build];
+    if (label.size() > 18) label = label.substr(0, 17) + "…";
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>", lx,
+                       ly - 2, color(lines[k].build), lx + 19, ly, e(label));
+  }
+  return out + "\n</svg>\n";
+}
+
+std::string section_html(const Section& s) {
+  const Summary& sum = s.summary;
+  const nlohmann::json& ex = s.experiment_meta;
+  std::string out = "<section class=\"experiment\" id=\"" + e("x-" + s.experiment) + "\">\n<h2>" + e(s.experiment) +
+                    (s.context.description.empty() ? "" : " — " + e(s.context.description)) + "</h2>\n";
+  std::vector<std::string> facts;
+  if (!s.profile().empty()) facts.push_back("profile " + s.profile());
+  if (ex.contains("repeat"))
+    facts.push_back(fmt::format("{} measured run{} per cell, {} warm-up", ex.value("repeat", 0), ex.value("repeat", 0) == 1 ? "" : "s",
+                                ex.value("warmup", 0)));
+  const std::string params = params_text(ex.value("params", nlohmann::json::object()));
+  if (!params.empty()) facts.push_back("params " + params);
+  if (!s.sources.empty()) facts.push_back("results " + join(s.sources, ", "));
+  if (!facts.empty()) out += "<p class=\"facts\">" + e(join(facts, " · ")) + "</p>\n";
+
+  if (!s.machines.empty()) out += "<h3>Machine" + std::string(s.multi_host() ? "s" : "") + "</h3>\n" + machines_html(s);
+  if (!s.builds.empty()) out += "<h3>Builds</h3>\n" + builds_html(s);
+  if (!sum.cases.empty()) {
+    out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations" +
+           std::string(s.baseline_of.empty() ? "" : "; vs " + e(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat") +
+           ".</p>\n" + grid_html(s);
+    out += "<h3>Wall time and memory per case</h3>\n<p class=\"muted\">Bars: median wall time per build, whiskers from the fastest to the "
+           "slowest run. Lines: RSS of the whole process tree during the median run of each build (dashed: free-threaded).</p>\n";
+    for (const auto& c : sum.cases) {
+      out += "<div class=\"case-charts\"><h3>" + e(c) + "</h3><div class=\"charts\">\n";
+      out += "<figure><figcaption>wall time</figcaption>\n" + bar_chart(s, c) + "</figure>\n";
+      out += "<figure><figcaption>process tree RSS, median run</figcaption>\n" + rss_chart(s, c) + "</figure>\n";
+      out += "</div></div>\n";
+    }
+  }
+  if (s.context.details && !sum.cells.empty()) {
+    const bool vs = !s.baseline_of.empty();
+    std::vector<std::string> header{"case", "build", "runs", "wall median", "min–max", "cpu/wall", "init", "ratio"};
+    std::vector<bool> numeric{false, false, true, true, true, true, true, true};
+    if (vs) {
+      header.push_back("vs " + s.baseline_python);
+      numeric.push_back(true);
+    }
+    for (const char* x : {"peak RSS", "maxrss", "threads", "procs", "gil", "status"}) {
+      header.push_back(x);
+      numeric.push_back(std::string(x) != "gil" && std::string(x) != "status");
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& c : sum.cases)
+      for (const auto& i : sum.interpreters) {
+        const Cell* cell = sum.cell(c, i);
+        if (!cell || cell->runs.empty()) continue;
+        std::vector<std::string> r{c, i, std::to_string(cell->runs.size()), format_seconds(cell->wall_s.median),
+                                   format_seconds(cell->wall_s.min) + "–" + format_seconds(cell->wall_s.max),
+                                   fmt::format("{:.2f}", cell->cpu_per_wall.median), format_seconds(cell->init_s.median),
+                                   cell->ratio ? fmt::format("{:.2f}x", cell->ratio->median) : "-"};
+        if (vs) r.push_back(vs_baseline_text(s, c, i));
+        for (const auto& x : {format_bytes(cell->peak_tree_rss_bytes), format_bytes(cell->max_rss_bytes), std::to_string(cell->peak_threads),
+                              std::to_string(cell->peak_processes), gil_text(*cell), cell->statuses})
+          r.push_back(x);
+        rows.push_back(r);
+      }
+    out += "<h3>Details</h3>\n" + table_html(header, rows, numeric, "details");
+    if (!sum.baseline.empty())
+      out += "<p class=\"muted\">ratio: wall / wall of '" + e(sum.baseline) + "' on the same build, paired by round (median).</p>\n";
+  }
+  std::string failures;
+  for (const auto& c : sum.cases)
+    for (const auto& i : sum.interpreters) {
+      const Cell* cell = sum.cell(c, i);
+      if (!cell) continue;
+      for (const auto& f : cell->failures)
+        failures += fmt::format("<li><span class=\"bad\">✗</span> <b>{}</b> @ {} ({} of {} runs): {}</li>\n", e(c), e(i),
+                                cell->runs_failed_expectations, cell->runs.size(), e(f));
+    }
+  if (!failures.empty()) out += "<h3>Expectations not met</h3>\n<ul class=\"failures\">\n" + failures + "</ul>\n";
+  else if (!sum.cells.empty()) out += "<p><span class=\"ok\">✓</span> Every expectation held.</p>\n";
+  const auto skips = group_skips(sum.skips);
+  if (!skips.empty()) {
+    out += "<h3>Skipped</h3>\n<ul class=\"skips\">\n";
+    for (const auto& g : skips)
+      out += "<li>" + (g.cases.empty() ? "" : e(join(g.cases, ", ")) + " @ ") + e(join(g.builds, ", ")) + ": " + e(g.reason) + "</li>\n";
+    out += "</ul>\n";
+  }
+  if (s.context.article.is_object() && !s.context.article.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& [k, v] : s.context.article.items()) rows.push_back({k, v.is_string() ? v.get<std::string>() : v.dump()});
+    out += "<h3>The article reported</h3>\n" + table_html({"case", "the article"}, rows, {}, "article");
+  }
+  for (const auto& n : s.notes) out += "<p class=\"note\">" + e(n) + "</p>\n";
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const ReportModel& model) {
+  std::vector<std::string> names;
+  for (const auto& s : model.sections) names.push_back(s.experiment);
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                    "<title>gilhost report: " + e(join(names, ", ")) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n";
+  int runs = 0;
+  for (const auto& s : model.sections)
+    for (const auto& [k, c] : s.summary.cells) runs += static_cast<int>(c.runs.size());
+  out += "<h1>gilhost report</h1>\n<p class=\"facts\">" +
+         e(fmt::format("{} experiment{}, {} measured runs, from {}", model.sections.size(), model.sections.size() == 1 ? "" : "s", runs,
+                       join(model.files, ", "))) + "</p>\n";
+  if (!model.relabeled.empty()) out += "<p class=\"note\">Labels tagged with their machine: " + e(join(model.relabeled, ", ")) + "</p>\n";
+  if (model.malformed_lines) out += "<p class=\"note\">" + std::to_string(model.malformed_lines) + " malformed lines skipped</p>\n";
+  if (model.sections.size() > 1) {
+    out += "<nav><ul>\n";
+    for (const auto& s : model.sections)
+      out += "<li><a href=\"#" + e("x-" + s.experiment) + "\">" + e(s.experiment) + "</a> — " +
+             e(fmt::format("{} cases x {} builds", s.summary.cases.size(), s.summary.interpreters.size())) +
+             (s.summary.expectation_failures ? " <span class=\"bad\">✗</span>" : " <span class=\"ok\">✓</span>") + "</li>\n";
+    out += "</ul></nav>\n";
+  }
+  for (const auto& s : model.sections) out += section_html(s);
+  out += "<p class=\"muted\">Made by gilhost from the results files above; no scripts, no external resources.</p>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace gilhost

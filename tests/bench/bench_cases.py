@@ -1,0 +1,71 @@
+"""The work that tests/bench/bench.py measures, under gilhost (call mode) and under plain `python`.
+It imports nothing that `python -c pass` does not already import, so a no-op run costs what the host adds.
+
+    python bench_cases.py cpu N      # prints {"perf_s": ...}: the in-script time of cpu(N)
+"""
+import os
+import sys
+import time
+
+
+def _spin(n):
+    # Pure-Python CPU work: one core, no allocation to speak of.
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total
+
+
+def cpu(n=1_000_000, **_):
+    """CPU-bound work, timed by the script itself with perf_counter."""
+    t0 = time.perf_counter()
+    _spin(n)
+    return {"perf_s": time.perf_counter() - t0}
+
+
+def noop(**_):
+    return None
+
+
+def _schedstat_ns(pid):
+    # Time on CPU, in ns, of every thread of `pid` (first field of /proc/PID/task/TID/schedstat).
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+            total += int(f.read().split()[0])
+    return total
+
+
+def watch_host(seconds=5.0, children=0, **_):
+    """Sleeps `seconds` (with `children` sleeping child processes) and measures how much CPU time the
+    host (our parent, gilhost) spent meanwhile: that is the cost of watching this run."""
+    import subprocess
+    kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(%r)" % (seconds + 5)])
+            for _ in range(children)]
+    time.sleep(0.3)  # the children are up and known to the sampler
+    host = os.getppid()
+    c0, t0 = _schedstat_ns(host), time.monotonic_ns()
+    time.sleep(seconds)
+    c1, t1 = _schedstat_ns(host), time.monotonic_ns()
+    for k in kids:
+        k.kill()
+        k.wait()
+    return {"host_cpu_ns": c1 - c0, "wall_ns": t1 - t0}
+
+
+def alloc(mb=256, hold_s=0.5, **_):
+    """Touches `mb` MiB, holds it `hold_s`, frees it: a known peak for the RSS sampler."""
+    block = bytearray(mb << 20)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    time.sleep(hold_s)
+    del block
+    return mb
+
+
+if __name__ == "__main__":
+    import json  # here only: a module import costs the no-op run time that is not gilhost's
+    if len(sys.argv) == 3 and sys.argv[1] == "cpu":
+        print(json.dumps(cpu(int(sys.argv[2]))))
+    else:
+        sys.exit(__doc__)

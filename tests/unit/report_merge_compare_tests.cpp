@@ -1,0 +1,296 @@
+// merge (labels kept distinct across machines), compare (B / A per cell), --baseline-python ratios.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "report/compare.hpp"
+#include "report/merge.hpp"
+#include "report/model.hpp"
+#include "report_test_util.hpp"
+
+using namespace gilhost;
+using report_test::fixture;
+using report_test::on_host;
+using nlohmann::json;
+
+namespace {
+
+std::set<std::string> run_labels(const std::vector<json>& lines) {
+  std::set<std::string> out;
+  for (const auto& j : lines)
+    if (j.value("type", "") == "run") out.insert(j.value("interpreter", ""));
+  return out;
+}
+
+json run(double wall_ms, int repeat, const std::string& source = "f", int session = 0) {
+  return {{"type", "run"}, {"status", "ok"}, {"warmup", false}, {"repeat", repeat},
+          {"wall_ns", static_cast<std::int64_t>(wall_ms * 1e6)}, {"source", source}, {"session", session}};
+}
+
+}  // namespace
+
+TEST_CASE("merge tags every record with its host, file and session", "[report][merge]") {
+  MergedResults m = merge_files({fixture("report_demo.jsonl")});
+  REQUIRE(m.sources == std::vector<std::string>{fixture("report_demo.jsonl")});
+  int metas = 0, runs = 0, skips = 0;
+  for (const auto& j : m.lines) {
+    const std::string t = j["type"];
+    metas += t == "meta";
+    runs += t == "run";
+    skips += t == "skip";
+    CHECK(j["source"] == fixture("report_demo.jsonl"));
+    CHECK(j["session"] == 0);
+    if (t != "meta") CHECK(j["host"] == "vm");
+  }
+  CHECK(metas == 1);
+  CHECK(runs == 42);
+  CHECK(skips == 2);
+  CHECK(m.relabeled.empty());  // one machine: labels stay as they are
+  CHECK(run_labels(m.lines) == std::set<std::string>{"3.9.18", "3.12.1", "3.13.0"});
+}
+
+TEST_CASE("merge makes labels distinct only where two hosts share them", "[report][merge]") {
+  auto a = load_results_ordered(fixture("report_race_a.jsonl"));
+  auto b = on_host(load_results_ordered(fixture("report_race_b.jsonl")), "host-b");
+  MergedResults m = merge_results({a, b});
+  CHECK(run_labels(m.lines) == std::set<std::string>{"3.9.18@vm", "3.12.1@vm", "3.13.0@vm", "3.9.18@host-b",
+                                                      "3.12.1@host-b", "3.13.0@host-b"});
+  CHECK(m.relabeled.size() == 6);
+  for (const auto& j : m.lines) {
+    if (j["type"] == "run") {
+      CHECK(j["original_interpreter"] == strip_host_tag(j["interpreter"], j["host"]));
+      CHECK(j["source"] == (j["host"] == "vm" ? fixture("report_race_a.jsonl") : fixture("report_race_b.jsonl")));
+    }
+    if (j["type"] == "meta")
+      for (const auto& i : j["interpreters"]) CHECK(i["label"] == i["original_label"].get<std::string>() + "@" + j["machine"]["hostname"].get<std::string>());
+  }
+
+  SECTION("a label only one host has stays as it is") {
+    auto c = load_results_ordered(fixture("report_demo.jsonl"));
+    for (auto& j : c.lines) {
+      if (j["type"] == "meta") j["machine"]["hostname"] = "host-c";
+      if (j.value("interpreter", "") == "3.13.0") j["interpreter"] = "3.13.0t";
+    }
+    MergedResults m2 = merge_results({a, c});
+    auto labels = run_labels(m2.lines);
+    CHECK(labels.count("3.13.0t"));    // host-c alone
+    CHECK(labels.count("3.13.0@vm"));  // also in host-c's meta interpreter list: tagged on both
+    CHECK(labels.count("3.9.18@host-c"));
+  }
+  SECTION("merging the merged file again changes nothing") {
+    LoadedResults again;
+    again.path = "merged.jsonl";
+    for (const auto& line : m.lines) again.lines.push_back(json::parse(line.dump()));
+    MergedResults m2 = merge_results({again});
+    CHECK(m2.relabeled.empty());
+    CHECK(run_labels(m2.lines) == run_labels(m.lines));
+    for (std::size_t i = 0; i < m.lines.size(); ++i) CHECK(m2.lines[i] == m.lines[i]);  // tags kept, not re-sourced
+  }
+  SECTION("the same host twice: labels stay, runs pool") {
+    MergedResults same = merge_results({a, load_results_ordered(fixture("report_race_b.jsonl"))});
+    CHECK(same.relabeled.empty());
+    ReportModel model = build_report_model(same, {});
+    REQUIRE(model.sections.size() == 1);
+    CHECK(model.sections[0].summary.cell("plain", "3.12.1")->runs.size() == 6);
+    CHECK(model.sections[0].machines.size() == 1);
+  }
+}
+
+TEST_CASE("merge --tag host, file and none", "[report][merge]") {
+  auto a = load_results_ordered(fixture("report_race_a.jsonl"));
+  MergeOptions o;
+  o.tag = "host";
+  CHECK(run_labels(merge_results({a}, o).lines) == std::set<std::string>{"3.9.18@vm", "3.12.1@vm", "3.13.0@vm"});
+  o.tag = "file";
+  CHECK(run_labels(merge_results({a}, o).lines).count("3.12.1@report_race_a"));
+  o.tag = "none";
+  auto b = on_host(load_results_ordered(fixture("report_race_b.jsonl")), "host-b");
+  CHECK(run_labels(merge_results({a, b}, o).lines) == std::set<std::string>{"3.9.18", "3.12.1", "3.13.0"});
+  o.tag = "bogus";
+  CHECK_THROWS_AS(merge_results({a}, o), std::invalid_argument);
+  CHECK(strip_host_tag("3.12.1@host-a", "host-a") == "3.12.1");
+  CHECK(strip_host_tag("3.12.1", "host-a") == "3.12.1");
+}
+
+TEST_CASE("a merged file renders one cross-machine report", "[report][merge]") {
+  MergedResults m = merge_results({load_results_ordered(fixture("report_race_a.jsonl")),
+                                   on_host(load_results_ordered(fixture("report_race_b.jsonl")), "host-b")});
+  ReportOptions o;
+  o.baseline_python = "3.12";
+  ReportModel model = build_report_model(m, o);
+  REQUIRE(model.sections.size() == 1);
+  const Section& s = model.sections[0];
+  CHECK(s.machines.size() == 2);
+  CHECK(s.multi_host());
+  CHECK(s.summary.interpreters.size() == 6);
+  REQUIRE(s.build("3.9.18@host-b"));
+  CHECK(s.build("3.9.18@host-b")->host == "host-b");
+  CHECK(s.build("3.9.18@host-b")->original_label == "3.9.18");
+  // Each build is compared with the baseline build of its own machine.
+  CHECK(s.baseline_of.at("3.9.18@host-b") == "3.12.1@host-b");
+  CHECK(s.baseline_of.at("3.13.0@vm") == "3.12.1@vm");
+  const std::string text = render_text(model);
+  CHECK(text.find("machines:\n  vm: AMD EPYC") != std::string::npos);
+  CHECK(text.find("  host-b: ") != std::string::npos);
+}
+
+TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][compare]") {
+  SECTION("paired") {
+    RatioStat r = wall_ratio({run(200, 0), run(220, 1), run(240, 2)}, {run(100, 0), run(100, 1), run(120, 2)});
+    REQUIRE(r.valid());
+    CHECK(r.paired);
+    CHECK(r.pairs == 3);
+    CHECK(r.value == Approx(2.0));
+    CHECK(r.lo == Approx(2.0));
+    CHECK(r.hi == Approx(2.2));
+    CHECK(r.mad == Approx(0.0));
+    CHECK(format_ratio(r) == "2.00 ± 0.00x");
+    CHECK(format_change(r) == "2.00 ± 0.00 x slower");
+  }
+  SECTION("the same session wins over the same repeat index elsewhere") {
+    RatioStat r = wall_ratio({run(200, 0, "a", 0)}, {run(50, 0, "b", 0), run(100, 0, "a", 0)});
+    CHECK(r.value == Approx(2.0));
+    CHECK(format_ratio(r) == "2.00x");
+  }
+  SECTION("no repeat index in common: the ratio of the medians, and the range of all pairs") {
+    RatioStat r = wall_ratio({run(100, 5), run(300, 6), run(200, 7)}, {run(100, 0), run(50, 1)});
+    CHECK_FALSE(r.paired);
+    CHECK(r.pairs == 6);
+    CHECK(r.value == Approx(200.0 / 75.0));
+    CHECK(r.lo == Approx(1.0));
+    CHECK(r.hi == Approx(6.0));
+    CHECK(format_change(r) == "2.67 x slower (1.00–6.00)");
+  }
+  SECTION("faster, same, and runs that do not count") {
+    RatioStat f = wall_ratio({run(50, 0), run(50, 1)}, {run(100, 0), run(100, 1)});
+    CHECK(format_change(f) == "2.00 ± 0.00 x faster");
+    RatioStat same = wall_ratio({run(100, 0)}, {run(100, 0)});
+    CHECK(format_change(same) == "1.00 x (same)");
+    json err = run(10, 0);
+    err["status"] = "error";
+    json warm = run(10, 0);
+    warm["warmup"] = true;
+    CHECK_FALSE(wall_ratio({err, warm}, {run(100, 0)}).valid());
+    CHECK(format_change(wall_ratio({}, {run(1, 0)})) == "-");
+  }
+}
+
+TEST_CASE("compare matches cells and flags changes beyond the threshold", "[report][compare]") {
+  auto a = merge_files({fixture("report_race_a.jsonl")}).lines;
+  auto b = merge_files({fixture("report_race_b.jsonl")}).lines;
+  CompareOptions o;
+  Comparison c = compare_runs(a, b, o);
+  REQUIRE(c.rows.size() == 9);
+  CHECK(c.only_a.empty());
+  CHECK(c.only_b.empty());
+  int flagged = 0;
+  for (const auto& r : c.rows) {
+    CHECK(r.ratio.paired);
+    CHECK(r.ratio.pairs == 3);
+    CHECK(r.label_a == r.label_b);
+    const double factor = std::max(r.ratio.value, 1 / r.ratio.value);
+    CHECK(r.flagged == (factor > 1.10));
+    CHECK(r.wall_b.median / r.wall_a.median == Approx(r.ratio.value).epsilon(0.5));
+    flagged += r.flagged;
+  }
+  CHECK(c.flagged() == flagged);
+  o.threshold_pct = 1000;
+  CHECK(compare_runs(a, b, o).flagged() == 0);
+
+  SECTION("a file against itself: every ratio is 1") {
+    Comparison self = compare_runs(a, a, {});
+    for (const auto& r : self.rows) {
+      CHECK(r.ratio.value == Approx(1.0));
+      CHECK(format_change(r.ratio) == "1.00 ± 0.00 x (same)");
+    }
+    CHECK(self.flagged() == 0);
+  }
+  SECTION("labels that differ match --by python or --by minor") {
+    auto renamed = b;
+    for (auto& j : renamed)
+      if (j.value("type", "") == "run") j["interpreter"] = "other-" + j["interpreter"].get<std::string>();
+    Comparison by_label = compare_runs(a, renamed, {});
+    CHECK(by_label.rows.empty());
+    CHECK(by_label.only_a.size() == 9);
+    CHECK(by_label.only_b.size() == 9);
+    CompareOptions py;
+    py.by = "python";
+    Comparison by_python = compare_runs(a, renamed, py);
+    REQUIRE(by_python.rows.size() == 9);
+    CHECK(by_python.rows[0].label_b == "other-" + by_python.rows[0].label_a);
+    py.by = "minor";
+    CHECK(compare_runs(a, renamed, py).rows.size() == 9);
+    py.by = "nonsense";
+    CHECK_THROWS_AS(compare_runs(a, renamed, py), std::invalid_argument);
+  }
+  SECTION("rendered") {
+    c.path_a = "a.jsonl";
+    c.path_b = "b.jsonl";
+    const std::string text = render_comparison_text(c);
+    CHECK(text.find("A: a.jsonl — vm: AMD EPYC, 2 cores") != std::string::npos);
+    CHECK(text.find("9 cells compared") != std::string::npos);
+    CHECK((text.find(" x slower") != std::string::npos || text.find(" x faster") != std::string::npos));
+    const std::string md = render_comparison_markdown(c);
+    CHECK(md.find("| experiment | case | build | A wall | B wall | B / A | |") != std::string::npos);
+    json j = comparison_json(c);
+    CHECK(j["rows"].size() == 9);
+    CHECK(j["rows"][0]["ratio_b_over_a"]["pairs"] == 3);
+    CHECK(j["flagged"] == c.flagged());
+  }
+}
+
+TEST_CASE("match keys", "[report][compare]") {
+  json r = {{"interpreter", "3.13.0t (/opt/py)"}, {"python", "3.13.0"}, {"free_threaded", true}};
+  CHECK(match_key(r, "label") == "3.13.0t (/opt/py)");
+  CHECK(match_key(r, "python") == "3.13.0t");
+  CHECK(match_key(r, "minor") == "3.13t");
+  r["free_threaded"] = false;
+  CHECK(match_key(r, "minor") == "3.13");
+}
+
+TEST_CASE("baseline python: each cell against the baseline build, pair by pair", "[report][baseline]") {
+  ReportModel model = report_test::demo_model("3.12");
+  REQUIRE(model.sections.size() == 1);
+  const Section& s = model.sections[0];
+  CHECK(s.notes.empty());
+  CHECK(s.baseline_of.at("3.9.18") == "3.12.1");
+  CHECK(s.baseline_of.at("3.12.1") == "3.12.1");
+  const Cell* work13 = s.summary.cell("work", "3.13.0");
+  const Cell* work12 = s.summary.cell("work", "3.12.1");
+  REQUIRE(work13);
+  REQUIRE(work12);
+  RatioStat expected = wall_ratio(work13->runs, work12->runs);
+  REQUIRE(s.vs_baseline.count({"work", "3.13.0"}));
+  CHECK(s.vs_baseline.at({"work", "3.13.0"}).value == Approx(expected.value));
+  CHECK(s.vs_baseline.at({"work", "3.13.0"}).pairs == 3);
+  CHECK(vs_baseline_text(s, "work", "3.12.1") == "base");
+  CHECK(vs_baseline_text(s, "fail", "3.13.0") == "-");  // errors have no ok run to compare
+  CHECK(vs_baseline_text(s, "work", "3.13.0") == format_ratio(expected));
+  // The baseline build by its exact label, and a spec that names nothing.
+  CHECK(report_test::demo_model("3.12.1").sections[0].baseline_of.at("3.9.18") == "3.12.1");
+  CHECK(report_test::demo_model(">=3.10").sections[0].baseline_of.at("3.9.18") == "3.13.0");  // the newest match
+  ReportModel none = report_test::demo_model("3.14t");
+  CHECK(none.sections[0].baseline_of.empty());
+  REQUIRE(none.sections[0].notes.size() == 1);
+  CHECK(none.sections[0].notes[0].find("no build of report_demo matches --baseline-python 3.14t") != std::string::npos);
+  CHECK_THROWS_AS(report_test::demo_model("banana"), std::invalid_argument);
+
+  const std::string text = render_text(model);
+  CHECK(text.find("vs 3.12    3.9.18") != std::string::npos);
+}
+
+TEST_CASE("the text report of one file is the report as before", "[report]") {
+  ReportModel model = report_test::demo_model();
+  REQUIRE(model.sections.size() == 1);
+  const Section& s = model.sections[0];
+  CHECK(render_text(model) == render_report(s.summary, s.context));
+  CHECK(s.summary.cases == std::vector<std::string>{"work", "spawn", "fail", "wrong", "subinterp"});
+  CHECK(s.summary.expectation_failures == 3);
+  CHECK(s.builds.size() == 3);
+  CHECK(s.builds[0].compiler == "gcc");
+  CHECK(s.profile().empty());
+  const json* median = s.median_run("spawn", "3.12.1");
+  REQUIRE(median);
+  CHECK((*median)["wall_ns"].get<double>() / 1e9 == Approx(s.summary.cell("spawn", "3.12.1")->wall_s.median));
+  CHECK(s.median_run("subinterp", "3.9.18") == nullptr);
+}

@@ -1,0 +1,35 @@
+#pragma once
+// Shared by the report unit tests: the fixture results files (real runs of tests/fixtures/report_demo.toml
+// and configs/race.toml, trimmed), loaded as the commands load them.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/merge.hpp"
+#include "report/model.hpp"
+
+namespace report_test {
+
+inline std::string fixture(const std::string& name) { return std::string(GILHOST_SOURCE_DIR) + "/tests/fixtures/" + name; }
+
+// The same file as another machine would have written it: every meta's hostname replaced.
+inline gilhost::LoadedResults on_host(gilhost::LoadedResults in, const std::string& host) {
+  for (auto& j : in.lines)
+    if (j.value("type", "") == "meta") j["machine"]["hostname"] = host;
+  return in;
+}
+
+inline gilhost::ReportModel demo_model(const std::string& baseline = "") {
+  gilhost::ReportOptions o;
+  o.baseline_python = baseline;
+  return gilhost::build_report_model(gilhost::merge_files({fixture("report_demo.jsonl")}), o);
+}
+
+inline std::size_t count(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = haystack.find(needle); p != std::string::npos; p = haystack.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+}  // namespace report_test

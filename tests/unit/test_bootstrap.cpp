@@ -1,0 +1,133 @@
+// runner/bootstrap: JSON values as Python literals, checked against a real python3 when there is one.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "helpers.hpp"
+#include "runner/bootstrap.hpp"
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
+
+using gilhost::to_python_literal;
+using nlohmann::json;
+
+TEST_CASE("to_python_literal: constants, numbers and containers", "[bootstrap]") {
+  CHECK(to_python_literal(json(nullptr)) == "None");
+  CHECK(to_python_literal(json(true)) == "True");
+  CHECK(to_python_literal(json(false)) == "False");
+  CHECK(to_python_literal(json(0)) == "0");
+  CHECK(to_python_literal(json(-17)) == "-17");
+  CHECK(to_python_literal(json(18446744073709551615ULL)) == "18446744073709551615");
+  CHECK(to_python_literal(json(2.5)) == "2.5");
+  CHECK(to_python_literal(json(1.0)) == "1.0");
+  CHECK(to_python_literal(json::array()) == "[]");
+  CHECK(to_python_literal(json::object()) == "{}");
+  CHECK(to_python_literal(json::array({1, nullptr, true})) == "[1, None, True]");
+  CHECK(to_python_literal(json{{"a", {{"b", nullptr}}}, {"c", json::array({false})}}) ==
+        "{\"a\": {\"b\": None}, \"c\": [False]}");
+  CHECK(to_python_literal(json(std::nan(""))) == "float('nan')");
+  CHECK(to_python_literal(json(std::numeric_limits<double>::infinity())) == "float('inf')");
+  CHECK(to_python_literal(json(-std::numeric_limits<double>::infinity())) == "-float('inf')");
+}
+
+TEST_CASE("to_python_literal: strings are escaped, in ASCII", "[bootstrap]") {
+  CHECK(to_python_literal(json("plain")) == "\"plain\"");
+  CHECK(to_python_literal(json("say \"hi\"\\n")) == "\"say \\\"hi\\\"\\\\n\"");
+  CHECK(to_python_literal(json("tab\there\nline")) == "\"tab\\there\\nline\"");
+  CHECK(to_python_literal(json("héllo")) == "\"h\\u00e9llo\"");
+  // Outside the BMP: one \U escape (Python does not join \u surrogate pairs into one character).
+  CHECK(to_python_literal(json("😀")) == "\"\\U0001f600\"");
+  const std::string lit = to_python_literal(json("日本 😀 \x01 ☃"));
+  for (unsigned char c : lit) {
+    INFO("literal: " << lit);
+    REQUIRE(c < 0x80);
+    REQUIRE(c >= 0x20);
+  }
+}
+
+namespace {
+
+// The real interpreter behind `python3` (not a pyenv shim, so each run starts fast), or empty.
+std::string real_python3() {
+  static const std::string path = [] {
+    if (gilhost_test::find_on_path("python3").empty()) return std::string();
+    gilhost::Captured c = gilhost::run_capture({"python3", "-c", "import sys; print(sys.executable)"}, 30);
+    return c.exit_code == 0 ? gilhost::trim(c.out) : std::string();
+  }();
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("to_python_literal: python3 evaluates the literal back to the same value", "[bootstrap][python]") {
+  const std::string python = real_python3();
+  if (python.empty()) {
+    WARN("no python3 on PATH: skipping the round trip through Python");
+    return;
+  }
+  const std::vector<json> values = {
+      nullptr,
+      true,
+      false,
+      0,
+      -123456789012345LL,
+      9007199254740993LL,
+      0.1,
+      -2.5e-300,
+      1e300,
+      "",
+      "quote \" backslash \\ slash / tab \t newline \n return \r nul-ish \x01 del \x7f",
+      "héllo wörld — 日本語 ☃ \u2028 line sep",
+      "emoji 😀 and 𝄞 outside the BMP",
+      "{name} 'single' '''triple''' \"\"\"",
+      json::array({1, "two", json::array({3.5, nullptr}), json::object()}),
+      json{{"key with spaces", {{"nested", json::array({true, false})}}}, {"ü", "ß"}, {"", 0}},
+  };
+  for (const auto& value : values) {
+    const std::string literal = to_python_literal(value);
+    INFO("value: " << value.dump() << "\nliteral: " << literal);
+    // Written as UTF-8 bytes: a str holding lone surrogates cannot be encoded and fails the run.
+    const std::string program = "import json, sys\nv = " + literal +
+                                "\nsys.stdout.buffer.write(json.dumps(v, ensure_ascii=False).encode('utf-8'))\n";
+    gilhost::Captured c = gilhost::run_capture({python, "-I", "-c", program}, 30);
+    INFO("stderr: " << c.err);
+    REQUIRE(c.exit_code == 0);
+    json back = json::parse(c.out, nullptr, false);
+    REQUIRE_FALSE(back.is_discarded());
+    CHECK(back == value);
+  }
+
+  // Special floats: Python's own test, since JSON cannot say them.
+  for (const auto& [value, test] : std::vector<std::pair<double, std::string>>{
+           {std::nan(""), "v != v"},
+           {std::numeric_limits<double>::infinity(), "v == float('inf')"},
+           {-std::numeric_limits<double>::infinity(), "v == -float('inf')"}}) {
+    const std::string literal = to_python_literal(json(value));
+    INFO("literal: " << literal);
+    gilhost::Captured c = gilhost::run_capture({python, "-I", "-c", "v = " + literal + "\nassert " + test}, 30);
+    INFO("stderr: " << c.err);
+    CHECK(c.exit_code == 0);
+  }
+}
+
+TEST_CASE("bootstrap_program: _spec first, and the whole program compiles", "[bootstrap][python]") {
+  const json spec = {{"script", "/tmp/x.py"}, {"mode", "call"}, {"function", "run"}, {"kwargs", {{"n", 3}}}};
+  const std::string program = gilhost::bootstrap_program(spec);
+  CHECK(program.rfind("_spec = " + to_python_literal(spec) + "\n", 0) == 0);
+  CHECK(program.find(gilhost::bootstrap_source()) != std::string::npos);
+
+  const std::string python = real_python3();
+  if (python.empty()) {
+    WARN("no python3 on PATH: not compiling the bootstrap");
+    return;
+  }
+  gilhost_test::TempDir tmp;
+  gilhost_test::write_file(tmp / "program.py", program);
+  gilhost::Captured c = gilhost::run_capture(
+      {python, "-I", "-c", "import sys; compile(open(sys.argv[1], encoding='utf-8').read(), 'bootstrap', 'exec')",
+       (tmp / "program.py").string()},
+      30);
+  INFO("stderr: " << c.err);
+  CHECK(c.exit_code == 0);
+}

@@ -1,0 +1,182 @@
+// run/child: run_child on /bin/sh commands (exit codes, signals, timeouts, output, events, leftovers).
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <atomic>
+
+#include "helpers.hpp"
+#include "run/child.hpp"
+#include "util/strings.hpp"
+
+using gilhost::ChildRequest;
+using gilhost::ChildResult;
+
+namespace {
+
+ChildRequest sh(const std::string& script, double timeout_s = 20) {
+  ChildRequest req;
+  req.argv = {"/bin/sh", "-c", script};
+  req.env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  req.timeout_s = timeout_s;
+  req.sample_interval_ms = 5;
+  return req;
+}
+
+// The pids a script printed, one a line.
+std::vector<pid_t> pids_in(const std::string& text) {
+  std::vector<pid_t> out;
+  for (const auto& line : gilhost::split(text, '\n'))
+    if (!gilhost::trim(line).empty()) out.push_back(static_cast<pid_t>(std::stol(line)));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("run_child: exit codes", "[child]") {
+  ChildResult ok = gilhost::run_child(sh("exit 0"));
+  CHECK(ok.spawn_error.empty());
+  CHECK(ok.pid > 0);
+  CHECK(ok.exited);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.signal == 0);
+  CHECK_FALSE(ok.timed_out);
+  CHECK_FALSE(ok.interrupted);
+  CHECK(ok.leftover_processes == 0);
+  CHECK(ok.wall_ns > 0);
+  // (How many samples a run this short gets depends on scheduling: only that the summary is there.)
+  CHECK(ok.sampling.contains("samples"));
+  CHECK(ok.sampling.contains("peak_tree_rss_bytes"));
+
+  ChildResult code = gilhost::run_child(sh("echo out; echo err >&2; exit 42"));
+  CHECK(code.exited);
+  CHECK(code.exit_code == 42);
+  CHECK(code.stdout_text == "out\n");
+  CHECK(code.stderr_text == "err\n");
+  CHECK(code.stdout_bytes == 4);
+  CHECK(code.stderr_bytes == 4);
+}
+
+TEST_CASE("run_child: the environment is exactly the request's", "[child]") {
+  ChildRequest req = sh("echo \"$GILHOST_TEST_VALUE|${HOME:-unset}\"");
+  req.env.push_back("GILHOST_TEST_VALUE=héllo world");
+  ChildResult r = gilhost::run_child(req);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_text == "héllo world|unset\n");
+}
+
+TEST_CASE("run_child: death by a signal is reported as the signal", "[child]") {
+  ChildResult r = gilhost::run_child(sh("ulimit -c 0; kill -SEGV $$; sleep 5"));
+  CHECK_FALSE(r.exited);
+  CHECK(r.exit_code == -1);
+  CHECK(r.signal == SIGSEGV);
+  CHECK_FALSE(r.timed_out);
+}
+
+TEST_CASE("run_child: a timeout kills the whole process group", "[child]") {
+  // A background grandchild in the group, and the shell itself, both sleep far past the timeout.
+  ChildResult r = gilhost::run_child(sh("sleep 30 & echo $!; sleep 30", 0.3));
+  CHECK(r.timed_out);
+  CHECK_FALSE(r.exited);
+  CHECK(r.signal == SIGKILL);
+  auto pids = pids_in(r.stdout_text);
+  REQUIRE(pids.size() == 1);
+  CHECK(gilhost_test::process_gone(pids[0]));
+  CHECK(gilhost_test::process_gone(r.pid));
+  gilhost::reap_orphans();
+}
+
+TEST_CASE("run_child: an interrupt kills the tree and keeps what was read", "[child]") {
+  std::atomic<bool> interrupt{true};
+  ChildRequest req = sh("sleep 30");
+  req.interrupt = &interrupt;
+  ChildResult r = gilhost::run_child(req);
+  CHECK(r.interrupted);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.signal == SIGKILL);
+}
+
+TEST_CASE("run_child: output capture is bounded, and the size still counted", "[child]") {
+  ChildRequest req = sh("head -c 5000000 /dev/zero | tr '\\000' x; echo done >&2");
+  req.head_limit = 4096;
+  req.tail_limit = 1024;
+  ChildResult r = gilhost::run_child(req);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_bytes == 5000000);
+  const std::string marker = "\n[... " + std::to_string(5000000 - 4096 - 1024) + " bytes not kept ...]\n";
+  CHECK(r.stdout_text.size() == 4096 + marker.size() + 1024);
+  CHECK(r.stdout_text == std::string(4096, 'x') + marker + std::string(1024, 'x'));
+  CHECK(r.stderr_text == "done\n");
+}
+
+TEST_CASE("BoundedCapture: head, tail, and what falls between", "[child]") {
+  gilhost::BoundedCapture small(4, 3);
+  small.append("abc", 3);
+  CHECK_FALSE(small.truncated());
+  CHECK(small.text() == "abc");
+  small.append("defg", 4);  // 7 bytes: "abcd" + "efg", all kept
+  CHECK_FALSE(small.truncated());
+  CHECK(small.text() == "abcdefg");
+  small.append("hi", 2);
+  CHECK(small.truncated());
+  CHECK(small.total() == 9);
+  CHECK(small.text() == "abcd\n[... 2 bytes not kept ...]\nghi");
+
+  gilhost::BoundedCapture chunks(2, 2);
+  for (char c : std::string("0123456789")) chunks.append(&c, 1);
+  CHECK(chunks.text() == "01\n[... 6 bytes not kept ...]\n89");
+  gilhost::BoundedCapture one_big(2, 2);
+  one_big.append("0123456789", 10);
+  CHECK(one_big.text() == chunks.text());
+}
+
+TEST_CASE("run_child: events are JSON lines on fd 3", "[child]") {
+  ChildResult r = gilhost::run_child(
+      sh("echo '{\"event\":\"case\",\"n\":1}' >&3; echo 'not json' >&3; printf '{\"event\":' >&3; "
+         "printf '\"end\"}\\n' >&3; echo '[1,2]' >&3"));
+  CHECK(r.exit_code == 0);
+  REQUIRE(r.events.size() == 3);
+  CHECK(r.events[0] == nlohmann::json{{"event", "case"}, {"n", 1}});
+  CHECK(r.events[1] == nlohmann::json{{"event", "end"}});  // one line written in two pieces
+  CHECK(r.events[2] == nlohmann::json::array({1, 2}));
+
+  ChildRequest other_fd = sh("echo '{\"event\":\"x\"}' >&5");
+  other_fd.event_fd = 5;
+  ChildResult r5 = gilhost::run_child(other_fd);
+  CHECK(r5.exit_code == 0);
+  REQUIRE(r5.events.size() == 1);
+  CHECK(r5.events[0]["event"] == "x");
+}
+
+TEST_CASE("run_child: processes left behind are counted and killed", "[child]") {
+  SECTION("a background process in the group") {
+    ChildResult r = gilhost::run_child(sh("sleep 30 >/dev/null 2>&1 & echo $!"));
+    CHECK(r.exited);
+    CHECK(r.exit_code == 0);
+    CHECK(r.leftover_processes == 1);
+    auto pids = pids_in(r.stdout_text);
+    REQUIRE(pids.size() == 1);
+    CHECK(gilhost_test::process_gone(pids[0]));
+  }
+  SECTION("a daemon in a session of its own") {
+    // As the orchestrator does: orphans of a run are re-parented to us, so a setsid'd daemon whose
+    // parent has exited is still found.
+    gilhost::become_subreaper();
+    ChildResult r = gilhost::run_child(sh("setsid sleep 30 >/dev/null 2>&1 & echo $!"));
+    CHECK(r.exited);
+    CHECK(r.exit_code == 0);
+    CHECK(r.leftover_processes == 1);
+    auto pids = pids_in(r.stdout_text);
+    REQUIRE(pids.size() == 1);
+    CHECK(gilhost_test::process_gone(pids[0]));
+  }
+  gilhost::reap_orphans();
+}
+
+TEST_CASE("run_child: a program that cannot run", "[child]") {
+  ChildRequest req;
+  req.argv = {"/nonexistent/gilhost-runner"};
+  ChildResult r = gilhost::run_child(req);
+  CHECK_THAT(r.spawn_error, Catch::Matchers::StartsWith("cannot execute /nonexistent/gilhost-runner"));
+  CHECK(r.pid == 0);
+}

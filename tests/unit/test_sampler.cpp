@@ -1,0 +1,173 @@
+// measure/sampler: /proc/PID/stat parsing and the process-tree sampler on a real forked tree.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "helpers.hpp"
+#include "measure/sampler.hpp"
+
+using gilhost::ProcStat;
+
+TEST_CASE("parse_proc_stat: this process's own /proc/self/stat", "[sampler]") {
+  ProcStat st;
+  REQUIRE(gilhost::parse_proc_stat(gilhost_test::slurp("/proc/self/stat"), st));
+  CHECK(st.pid == ::getpid());
+  CHECK(st.ppid == ::getppid());
+  CHECK(st.pgrp == ::getpgrp());
+  CHECK(st.state == 'R');
+  CHECK(st.threads >= 1);
+  CHECK(st.rss_pages > 0);
+}
+
+TEST_CASE("parse_proc_stat: a command name with spaces and parentheses", "[sampler]") {
+  // Fields 3.. as in proc(5): state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+  // utime(14) stime(15) cutime cstime priority nice num_threads(20) itreal starttime vsize rss(24) ...
+  const std::string line =
+      "4321 (a) b (c) S 9) R 77 4300 4300 0 -1 4194304 120 0 3 0 1234 567 0 0 20 0 5 0 98765 1000000 2048 "
+      "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n";
+  ProcStat st;
+  REQUIRE(gilhost::parse_proc_stat(line, st));
+  CHECK(st.pid == 4321);
+  CHECK(st.state == 'R');
+  CHECK(st.ppid == 77);
+  CHECK(st.pgrp == 4300);
+  CHECK(st.utime_ticks == 1234);
+  CHECK(st.stime_ticks == 567);
+  CHECK(st.threads == 5);
+  CHECK(st.rss_pages == 2048);
+}
+
+TEST_CASE("parse_proc_stat: rejects cut or malformed text", "[sampler]") {
+  ProcStat st;
+  CHECK_FALSE(gilhost::parse_proc_stat("", st));
+  CHECK_FALSE(gilhost::parse_proc_stat("4321 no parentheses S 1 2 3", st));
+  CHECK_FALSE(gilhost::parse_proc_stat("4321 )backwards( S 1 2 3", st));
+  // Stops before field 24 (rss).
+  CHECK_FALSE(gilhost::parse_proc_stat("4321 (x) S 1 4321 4321 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 99 1000", st));
+}
+
+namespace {
+
+// Touches `bytes` of fresh anonymous memory page by page, so it is resident.
+void touch_memory(std::size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) ::_exit(90);
+  volatile char* c = static_cast<volatile char*>(p);
+  for (std::size_t i = 0; i < bytes; i += 4096) c[i] = 1;
+}
+
+bool read_exact(int fd, void* buf, std::size_t n) {
+  char* out = static_cast<char*>(buf);
+  while (n > 0) {
+    ssize_t r = ::read(fd, out, n);
+    if (r <= 0) return false;
+    out += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("TreeSampler: a forked tree that allocates and spawns", "[sampler]") {
+  constexpr std::size_t kAlloc = 64u << 20;
+  int to_child[2], from_child[2];
+  REQUIRE(::pipe(to_child) == 0);
+  REQUIRE(::pipe(from_child) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // The root: its own process group, like a run.
+    ::setpgid(0, 0);
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    char go = 0;
+    if (::write(from_child[1], "r", 1) != 1 || !read_exact(to_child[0], &go, 1)) ::_exit(91);
+    touch_memory(kAlloc);
+    pid_t kids[2];
+    for (int k = 0; k < 2; ++k) {
+      kids[k] = ::fork();
+      if (kids[k] == 0) {
+        if (k == 1) ::setsid();  // left the group: still in the tree through its parent
+        for (;;) ::pause();
+      }
+    }
+    if (::write(from_child[1], kids, sizeof kids) != static_cast<ssize_t>(sizeof kids)) ::_exit(92);
+    char done = 0;
+    ssize_t ignored = ::read(to_child[0], &done, 1);  // EOF: the test is finished with us
+    (void)ignored;
+    for (pid_t k : kids) {
+      ::kill(k, SIGKILL);
+      ::waitpid(k, nullptr, 0);
+    }
+    ::_exit(0);
+  }
+  ::setpgid(pid, pid);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+
+  char ready = 0;
+  REQUIRE(read_exact(from_child[0], &ready, 1));
+  gilhost::TreeSampler sampler(pid, 1);
+  sampler.sample();
+  REQUIRE(sampler.sample_count() == 1);
+  const auto before = sampler.samples()[0];
+  CHECK(before.processes == 1);
+  CHECK(before.rss_bytes > 0);
+  CHECK(before.root_rss_bytes == before.rss_bytes);
+
+  REQUIRE(::write(to_child[1], "g", 1) == 1);
+  pid_t kids[2] = {0, 0};
+  REQUIRE(read_exact(from_child[0], kids, sizeof kids));
+  sampler.sample();
+  sampler.sample();
+
+  CHECK(sampler.sample_count() == 3);
+  CHECK(sampler.peak_processes() == 3);
+  CHECK(sampler.peak_threads() >= 3);
+  CHECK(sampler.peak_root_rss_bytes() - before.root_rss_bytes >= static_cast<std::int64_t>(kAlloc * 9 / 10));
+  CHECK(sampler.peak_rss_bytes() > sampler.peak_root_rss_bytes());  // the grandchildren count too
+
+  std::vector<pid_t> live = sampler.live_members();
+  std::sort(live.begin(), live.end());
+  std::vector<pid_t> expected{kids[0], kids[1]};
+  std::sort(expected.begin(), expected.end());
+  CHECK(live == expected);
+
+  nlohmann::json summary = sampler.summary();
+  CHECK(summary["samples"] == 3);
+  CHECK(summary["peak_processes"] == 3);
+  CHECK(summary["peak_tree_rss_bytes"] == sampler.peak_rss_bytes());
+  CHECK(summary["timeline"].size() == 3);
+  CHECK(summary["timeline"][0][3] == 1);  // processes at the first sample
+
+  ::close(to_child[1]);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  ::close(from_child[0]);
+
+  // Everything has exited: nothing is left behind, and later samples record nothing.
+  CHECK(sampler.live_members().empty());
+  sampler.sample();
+  CHECK(sampler.sample_count() == 3);
+}
+
+TEST_CASE("TreeSampler: summary downsamples but keeps the peak", "[sampler]") {
+  gilhost::TreeSampler sampler(::getpid(), 1000);
+  for (int i = 0; i < 50; ++i) sampler.sample();
+  REQUIRE(sampler.sample_count() == 50);
+  nlohmann::json summary = sampler.summary(10);
+  CHECK(summary["samples"] == 50);
+  CHECK(summary["timeline"].size() <= 10);
+  std::int64_t peak = 0;
+  for (const auto& point : summary["timeline"]) peak = std::max(peak, point[1].get<std::int64_t>());
+  CHECK(peak == sampler.peak_rss_bytes());
+  CHECK(sampler.peak_processes() >= 1);
+}
