@@ -1,6 +1,7 @@
 #include "report/summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "config/expect.hpp"
@@ -61,7 +62,11 @@ std::string describe_results(const std::vector<nlohmann::json>& values, bool any
     std::vector<double> xs;
     for (const auto& v : values) xs.push_back(v.get<double>());
     auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
-    auto fmt = [](double x) { return result_display(nlohmann::json(x == static_cast<long long>(x) ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x))); };
+    // Whole numbers print as integers (counters), others with four significant digits.
+    auto fmt = [](double x) {
+      const bool whole = std::fabs(x) < 9.0e15 && std::floor(x) == x;
+      return result_display(whole ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x));
+    };
     return fmt(*lo) + "–" + fmt(*hi);
   }
   return result_display(values[0], 18) + " (varies)";
