@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "run/results_file.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
 
@@ -37,15 +38,7 @@ bool is_meta(const nlohmann::json& j) { return j.value("type", "") == "meta"; }
 LoadedResults load_results_ordered(const std::string& path) {
   LoadedResults out;
   out.path = path;
-  for (const auto& line : split(read_file(path), '\n')) {
-    if (trim(line).empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      ++out.malformed_lines;
-      continue;
-    }
-    out.lines.push_back(std::move(j));
-  }
+  out.lines = read_json_lines(path, out.malformed_lines);
   return out;
 }
 

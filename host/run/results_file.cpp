@@ -34,15 +34,23 @@ void ResultsWriter::append(const nlohmann::json& record) {
     throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
 }
 
-ResultsSet read_results(const std::string& path) {
-  ResultsSet set;
+std::vector<nlohmann::json> read_json_lines(const std::string& path, int& malformed) {
+  std::vector<nlohmann::json> lines;
   for (const auto& line : split(read_file(path), '\n')) {
     if (trim(line).empty()) continue;
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
-      ++set.malformed_lines;
+      ++malformed;
       continue;
     }
+    lines.push_back(std::move(j));
+  }
+  return lines;
+}
+
+ResultsSet read_results(const std::string& path) {
+  ResultsSet set;
+  for (auto& j : read_json_lines(path, set.malformed_lines)) {
     if (j.value("type", "") == "meta") set.metas.push_back(std::move(j));
     else set.records.push_back(std::move(j));
   }

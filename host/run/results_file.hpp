@@ -27,6 +27,9 @@ struct ResultsSet {
   int malformed_lines = 0;  // e.g. a last line cut by a crash
 };
 
+// Every JSON object line of a results file, in order; lines that are not one (e.g. the last line cut by
+// a crash) are skipped and counted in `malformed`.
+std::vector<nlohmann::json> read_json_lines(const std::string& path, int& malformed);
 ResultsSet read_results(const std::string& path);
 // "results/race-20261202-153012.jsonl"
 std::string default_results_path(const std::string& experiment_name);
