@@ -32,6 +32,7 @@
 #include "run/results_file.hpp"
 #include "run/scheduler.hpp"
 #include "util/fd.hpp"
+#include "util/paths.hpp"
 #include "util/strings.hpp"
 
 #ifndef GILHOST_VERSION
@@ -221,6 +222,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   const bool tty = ::isatty(2);
   SchedulerOptions so;
   so.runner_path = runner_path();
+  if (!co.no_cache) so.bootstrap_cache_dir = (fs::path(cache_dir()) / "bootstrap").string();
   so.echo_output = ro.show_output;
   so.interrupt = &g_interrupted;
   if (tty) {
@@ -417,7 +419,8 @@ int main(int argc, char** argv) {
   run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
   run->add_flag("--exec", ro.force_exec, "Run each interpreter itself as the child (exec mode: no in-process features)");
-  run->add_flag("--no-cache", co.no_cache, "Probe interpreters again instead of using the cache");
+  run->add_flag("--no-cache", co.no_cache,
+                "Probe interpreters again and compile the runner's bootstrap every run, instead of using the caches");
 
   auto* check = app.add_subcommand("check", "Validate experiment files (errors as file:line:column)");
   std::vector<std::string> check_files;

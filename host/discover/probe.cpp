@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "util/fd.hpp"
+#include "util/paths.hpp"
 #include "util/subprocess.hpp"
 
 namespace fs = std::filesystem;
@@ -66,12 +67,7 @@ ProbeCache::ProbeCache(std::string path, bool enabled) : path_(std::move(path)),
   }
 }
 
-std::string ProbeCache::default_path() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  fs::path base = xdg && *xdg ? fs::path(xdg) : fs::path(home ? home : "/tmp") / ".cache";
-  return (base / "gilhost" / "interpreters.json").string();
-}
+std::string ProbeCache::default_path() { return (fs::path(cache_dir()) / "interpreters.json").string(); }
 
 std::optional<Interpreter> ProbeCache::probe(const std::string& executable, const std::string& source, std::string& error) {
   std::error_code ec;

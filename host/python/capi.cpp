@@ -38,6 +38,16 @@ bool Api::load(const SharedLibrary& lib, std::string& error) {
   GILHOST_REQUIRED(PyRun_StringFlags);
   GILHOST_REQUIRED(PyErr_Occurred);
   GILHOST_REQUIRED(PyErr_Print);
+  GILHOST_REQUIRED(PyErr_Clear);
+  GILHOST_REQUIRED(PyImport_ImportModule);
+  GILHOST_REQUIRED(PyObject_GetAttrString);
+  GILHOST_REQUIRED(PyLong_AsLong);
+  GILHOST_REQUIRED(PyBytes_AsStringAndSize);
+  GILHOST_REQUIRED(Py_GetVersion);
+  GILHOST_REQUIRED(Py_CompileStringExFlags);
+  GILHOST_REQUIRED(PyEval_EvalCode);
+  GILHOST_REQUIRED(PyMarshal_ReadObjectFromString);
+  GILHOST_REQUIRED(PyMarshal_WriteObjectToString);
   GILHOST_REQUIRED(PyEval_SaveThread);
   GILHOST_REQUIRED(PyEval_RestoreThread);
   GILHOST_REQUIRED(PyGILState_Ensure);

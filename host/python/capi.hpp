@@ -66,6 +66,18 @@ struct Api {
   PyObject* (*PyRun_StringFlags)(const char*, int, PyObject*, PyObject*, void*) = nullptr;
   PyObject* (*PyErr_Occurred)() = nullptr;
   void (*PyErr_Print)() = nullptr;
+  void (*PyErr_Clear)() = nullptr;
+  PyObject* (*PyImport_ImportModule)(const char*) = nullptr;
+  PyObject* (*PyObject_GetAttrString)(PyObject*, const char*) = nullptr;
+  long (*PyLong_AsLong)(PyObject*) = nullptr;
+  int (*PyBytes_AsStringAndSize)(PyObject*, char**, std::ptrdiff_t*) = nullptr;
+  const char* (*Py_GetVersion)() = nullptr;
+
+  // Code: compiled once per build, then kept marshalled (runner/bootstrap_code).
+  PyObject* (*Py_CompileStringExFlags)(const char*, const char*, int, void*, int) = nullptr;
+  PyObject* (*PyEval_EvalCode)(PyObject*, PyObject*, PyObject*) = nullptr;
+  PyObject* (*PyMarshal_ReadObjectFromString)(const char*, std::ptrdiff_t) = nullptr;
+  PyObject* (*PyMarshal_WriteObjectToString)(PyObject*, int) = nullptr;
 
   // Threads and interpreters.
   PyThreadState* (*PyEval_SaveThread)() = nullptr;

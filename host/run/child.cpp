@@ -61,7 +61,8 @@ namespace {
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
-// In the forked child: only async-signal-safe calls until exec.
+// In the vfork child, which shares our memory until it execs: system calls only (no allocation, no
+// locks, no return from here), with every signal blocked until the handlers are back to the defaults.
 [[noreturn]] void exec_child(const ChildRequest& req, int out_fd, int err_fd, int event_fd, char* const* argv,
                              char* const* envp, pid_t parent) {
   ::setpgid(0, 0);
@@ -74,6 +75,7 @@ int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pi
   ::sigaction(SIGINT, &dfl, nullptr);
   ::sigaction(SIGTERM, &dfl, nullptr);
   ::sigaction(SIGPIPE, &dfl, nullptr);
+  ::sigaction(SIGHUP, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -134,13 +136,20 @@ ChildResult run_child(const ChildRequest& req) {
   const pid_t self = ::getpid();
   int subreaper = 0;
   ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+  // vfork, not fork: copying our page tables cost each run 0.7-2 ms here, more than the rest of the spawn.
+  // All signals stay blocked across it, so no handler of ours runs in the child on our memory.
+  sigset_t all, saved;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &saved);
   const std::int64_t start = monotonic_ns();
-  pid_t pid = ::fork();
+  const pid_t pid = ::vfork();
+  if (pid == 0) exec_child(req, out.write.get(), err.write.get(), events.write.get(), argv.data(), envp.data(), self);
+  const int spawn_errno = errno;
+  ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (pid < 0) {
-    res.spawn_error = std::string("fork failed: ") + std::strerror(errno);
+    res.spawn_error = std::string("vfork failed: ") + std::strerror(spawn_errno);
     return res;
   }
-  if (pid == 0) exec_child(req, out.write.get(), err.write.get(), events.write.get(), argv.data(), envp.data(), self);
   ::setpgid(pid, pid);  // also here, so the group exists before we ever signal it
   g_active_group.store(pid);
   res.pid = pid;

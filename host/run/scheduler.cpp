@@ -112,6 +112,10 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
   r["parent_wall_ns"] = child.wall_ns;
   r["init_ns"] = cs ? cs->value("init_ns", std::int64_t{0}) : 0;
   r["prepare_ns"] = cs ? cs->value("prepare_ns", std::int64_t{0}) : 0;
+  if (cs && cs->contains("bootstrap_ns")) {
+    r["bootstrap_ns"] = cs->value("bootstrap_ns", std::int64_t{0});
+    r["bootstrap_cached"] = cs->value("bootstrap_cached", false);
+  }
   r["finalize_ns"] = fin ? fin->value("finalize_ns", std::int64_t{0}) : 0;
   r["cpu"] = cpu;
   r["cpu_per_wall"] = wall > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(wall) : 0.0;
@@ -183,7 +187,9 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     if (options.on_start) options.on_start(progress);
 
     ChildRequest req;
-    req.argv = child_argv(runner_spec(*run.c, *run.interp), *run.interp, options.runner_path, options.event_fd);
+    RunnerSpec spec = runner_spec(*run.c, *run.interp);
+    spec.bootstrap_cache_dir = options.bootstrap_cache_dir;
+    req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd);
     req.env = env;
     req.timeout_s = ex.timeout_s;
     req.sample_interval_ms = ex.sample_interval_ms;

@@ -25,6 +25,7 @@ struct Progress {
 
 struct SchedulerOptions {
   std::string runner_path;
+  std::string bootstrap_cache_dir;  // the runner's compiled bootstrap; empty: compiled every run
   bool echo_output = false;
   int event_fd = 3;
   const std::atomic<bool>* interrupt = nullptr;

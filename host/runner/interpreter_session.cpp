@@ -38,15 +38,16 @@ bool initialize_python(const py::Api& api, const std::string& executable, std::s
   return ok;
 }
 
-Bootstrap::Bootstrap(const py::Api& api, const RunnerSpec& spec, int index) : api_(api) {
+Bootstrap::Bootstrap(const py::Api& api, const RunnerSpec& spec, int index, const BootstrapCode& code) : api_(api) {
   ns_ = py::Ref(api, api.PyDict_New());
   if (!ns_ || api.PyDict_SetItemString(ns_.get(), "__builtins__", api.PyEval_GetBuiltins()) != 0) {
     error_ = "cannot create the bootstrap namespace";
     return;
   }
-  const std::string program = bootstrap_program(spec.python_spec(index));
-  py::Ref done(api, api.PyRun_StringFlags(program.c_str(), py::kFileInput, ns_.get(), ns_.get(), nullptr));
-  if (!done) {
+  // `_spec` first (a literal: quick to compile), then the bootstrap's code, which reads it.
+  const std::string spec_line = "_spec = " + to_python_literal(spec.python_spec(index)) + "\n";
+  py::Ref defined(api, api.PyRun_StringFlags(spec_line.c_str(), py::kFileInput, ns_.get(), ns_.get(), nullptr));
+  if (!defined || !code.exec_in(api, ns_.get())) {
     api.PyErr_Print();
     error_ = "the runner's bootstrap failed in this interpreter (traceback on stderr)";
     return;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "python/capi.hpp"
+#include "runner/bootstrap_code.hpp"
 #include "runner/runspec.hpp"
 
 namespace gilhost {
@@ -15,7 +16,7 @@ bool initialize_python(const py::Api& api, const std::string& executable, std::s
 // The bootstrap's namespace inside the current interpreter (main or sub): the GIL must be held.
 class Bootstrap {
  public:
-  Bootstrap(const py::Api& api, const RunnerSpec& spec, int index);
+  Bootstrap(const py::Api& api, const RunnerSpec& spec, int index, const BootstrapCode& code);
   bool ok() const { return ok_; }
   const std::string& error() const { return error_; }
   // Calls _prepare/_run with no arguments; false if the bootstrap itself failed (printed to stderr).

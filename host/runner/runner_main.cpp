@@ -76,9 +76,9 @@ int exit_code_of(const std::string& outcome_json) {
 }
 
 // Returns the case's exit status.
-int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, const EventChannel& events,
-                 std::int64_t init_ns) {
-  gilhost::Bootstrap boot(api, spec, 0);
+int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, const gilhost::BootstrapCode& code,
+                const EventChannel& events, nlohmann::json head) {
+  gilhost::Bootstrap boot(api, spec, 0, code);
   if (!boot.ok()) fail(events, "bootstrap", boot.error());
   const std::int64_t prepare_start = gilhost::monotonic_ns();
   if (!boot.call("_prepare")) fail(events, "bootstrap", "_prepare failed (traceback on stderr)");
@@ -93,9 +93,9 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
 
   std::string outcome = boot.finish();
   if (outcome.empty()) fail(events, "bootstrap", "_finish failed (traceback on stderr)");
-  nlohmann::json head = {{"event", "case"},     {"mode", "embed"},    {"start_ns", start},
-                         {"end_ns", end},        {"wall_ns", end - start}, {"init_ns", init_ns},
-                         {"prepare_ns", prepare_ns}, {"cpu", gilhost::cpu_delta_json(before, after)}};
+  head.update({{"event", "case"},   {"mode", "embed"},        {"start_ns", start},
+               {"end_ns", end},      {"wall_ns", end - start}, {"prepare_ns", prepare_ns},
+               {"cpu", gilhost::cpu_delta_json(before, after)}});
   // The outcome is already JSON from the bootstrap: splice it in rather than parse and re-encode it.
   std::string line = head.dump();
   line.pop_back();
@@ -142,14 +142,19 @@ int main(int argc, char** argv) {
   const std::int64_t init_ns = gilhost::monotonic_ns() - t0;
   events.send({{"event", "ready"}, {"pid", ::getpid()}, {"init_ns", init_ns}});
 
+  const gilhost::BootstrapCode code = gilhost::BootstrapCode::prepare(api, spec.bootstrap_cache_dir);
+  // What every case event carries about the start-up.
+  const nlohmann::json startup = {{"init_ns", init_ns},
+                                  {"bootstrap_ns", code.prepare_ns()},
+                                  {"bootstrap_cached", code.from_cache()}};
   int exit_code = 0;
   if (spec.subinterpreters > 0) {
-    nlohmann::json event = gilhost::run_in_subinterpreters(api, spec);
-    event["init_ns"] = init_ns;
+    nlohmann::json event = gilhost::run_in_subinterpreters(api, spec, code);
+    event.update(startup);
     exit_code = event["outcome"].value("exit_code", 0);
     events.send(event);
   } else {
-    exit_code = run_in_main(api, spec, events, init_ns);
+    exit_code = run_in_main(api, spec, code, events, startup);
   }
 
   const std::int64_t f0 = gilhost::monotonic_ns();

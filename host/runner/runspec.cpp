@@ -5,7 +5,8 @@ namespace gilhost {
 nlohmann::json RunnerSpec::to_json() const {
   return {{"libpython", libpython}, {"executable", executable}, {"script", script},
           {"mode", mode},           {"function", function},     {"kwargs", kwargs},
-          {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil}};
+          {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil},
+          {"bootstrap_cache_dir", bootstrap_cache_dir}};
 }
 
 RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
@@ -19,6 +20,7 @@ RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
   s.argv = j.value("argv", std::vector<std::string>{});
   s.subinterpreters = j.value("subinterpreters", 0);
   s.gil = j.value("gil", "own");
+  s.bootstrap_cache_dir = j.value("bootstrap_cache_dir", "");
   return s;
 }
 

@@ -17,6 +17,7 @@ struct RunnerSpec {
   std::vector<std::string> argv;
   int subinterpreters = 0;  // 0: run in the main interpreter
   std::string gil = "own";  // subinterpreters: "own" or "shared"
+  std::string bootstrap_cache_dir;  // where the compiled bootstrap is kept; empty: compile every run
 
   nlohmann::json to_json() const;
   static RunnerSpec from_json(const nlohmann::json& j);

@@ -55,7 +55,8 @@ py::PyInterpreterConfig config_for(const std::string& gil) {
   return py::PyInterpreterConfig{0, 0, 0, 1, 0, 1, py::kOwnGil};
 }
 
-void worker_main(const py::Api& api, const RunnerSpec& spec, int index, Gate& gate, Worker& out) {
+void worker_main(const py::Api& api, const RunnerSpec& spec, const BootstrapCode& code, int index, Gate& gate,
+                 Worker& out) {
   // Attach to the main interpreter first: Py_NewInterpreterFromConfig needs a current thread state.
   py::PyGILState_STATE gilstate = api.PyGILState_Ensure();
   py::PyThreadState* main_tstate = api.PyThreadState_Get();
@@ -71,7 +72,7 @@ void worker_main(const py::Api& api, const RunnerSpec& spec, int index, Gate& ga
     return;
   }
   {
-    Bootstrap boot(api, spec, index);
+    Bootstrap boot(api, spec, index, code);
     if (!boot.ok()) out.error = boot.error();
     if (boot.ok()) boot.call("_prepare");
     {
@@ -95,7 +96,7 @@ void worker_main(const py::Api& api, const RunnerSpec& spec, int index, Gate& ga
 
 }  // namespace
 
-nlohmann::json run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec) {
+nlohmann::json run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec, const BootstrapCode& code) {
   const int n = spec.subinterpreters;
   std::vector<Worker> workers(static_cast<std::size_t>(n));
   Gate gate;
@@ -105,7 +106,7 @@ nlohmann::json run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec
     py::GilRelease released(api);
     std::vector<std::thread> threads;
     for (int i = 0; i < n; ++i)
-      threads.emplace_back(worker_main, std::cref(api), std::cref(spec), i, std::ref(gate),
+      threads.emplace_back(worker_main, std::cref(api), std::cref(spec), std::cref(code), i, std::ref(gate),
                            std::ref(workers[static_cast<std::size_t>(i)]));
     gate.wait_for(gate.ready, n);
     before = CpuUsage::now();

@@ -62,7 +62,8 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
+  // A name of this process's own: two writers of the same file never write into one temporary.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (!fd) throw std::system_error(errno, std::generic_category(), tmp);

@@ -42,7 +42,7 @@ bool write_all(int fd, const char* data, std::size_t size);
 inline bool write_all(int fd, const std::string& s) { return write_all(fd, s.data(), s.size()); }
 // Whole file as a string; throws std::system_error with the path.
 std::string read_file(const std::string& path);
-// Writes to path.tmp, fsyncs and renames over path, so readers never see half a file.
+// Writes to path.tmp.PID, fsyncs and renames over path, so readers never see half a file.
 void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace gilhost

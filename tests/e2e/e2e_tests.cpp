@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -241,6 +243,83 @@ TEST_CASE("timeouts kill the whole tree and crashes are recorded", "[e2e][faults
   REQUIRE(seg);
   CHECK((*seg)["status"] == "crashed");
   CHECK((*seg)["signal"] == SIGSEGV);
+}
+
+namespace {
+// Sets an environment variable for the processes this test starts; restores it after.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> saved;
+  ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
+    if (const char* v = std::getenv(name.c_str())) saved = v;
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (saved) ::setenv(name.c_str(), saved->c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
+};
+
+std::vector<fs::path> bootstrap_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("the runner keeps its compiled bootstrap per build, and a bad cache only costs time", "[e2e][cache]") {
+  auto interps = two_interpreters();
+  REQUIRE(!interps.empty());
+  TempDir cache, work;
+  ScopedEnv env("XDG_CACHE_HOME", cache.path.string());
+  const fs::path config = work.path / "cache.toml";
+  {
+    std::ofstream f(config);
+    f << "[experiment]\nscript = \"" << kSource << "/tests/fixtures/basic.py\"\nrepeat = 2\ntimeout = 60.0\n\n"
+      << "[[case]]\nname = \"echo\"\ncall = \"echo\"\nparams = { a = 5 }\n\n"
+      << "[[case]]\nname = \"subinterp\"\ncall = \"worker\"\nsubinterpreters = 2\nparams = { seconds = 0.05 }\n";
+  }
+  const fs::path dir = cache.path / "gilhost" / "bootstrap";
+  // Every run of `echo` (and of `subinterp` where it runs) is ok, with the result the script returned;
+  // returns the bootstrap_cached flags of the echo runs in order.
+  auto check_session = [&](const Session& s, const Interp& i) {
+    std::vector<bool> cached;
+    for (const auto& r : s.runs) {
+      if (r["interpreter"] != i.label) continue;
+      CHECK(r["status"] == "ok");
+      if (r["case"] == "echo") {
+        CHECK(r["result"]["a"] == 5);
+        cached.push_back(r.value("bootstrap_cached", false));
+      } else {
+        CHECK(r["result"] == json::array({true, true}));
+      }
+    }
+    return cached;
+  };
+
+  Session first = run_gilhost(config.string(), interps);
+  INFO(first.out.out << first.out.err);
+  REQUIRE(first.out.exit_code == 0);
+  for (const auto& i : interps) {
+    INFO(i.label);
+    // The first run of a build compiles and writes the cache; every later run loads it.
+    CHECK(check_session(first, i) == std::vector<bool>{false, true});
+  }
+  auto files = bootstrap_files(dir);
+  CHECK(files.size() == interps.size());  // one file per build, no temporaries left
+
+  // Cut every cache file short: the runs still succeed, compile again, and mend the file.
+  for (const auto& f : files) fs::resize_file(f, fs::file_size(f) / 2);
+  Session mended = run_gilhost(config.string(), interps);
+  INFO(mended.out.out << mended.out.err);
+  CHECK(mended.out.exit_code == 0);
+  for (const auto& i : interps) CHECK(check_session(mended, i) == std::vector<bool>{false, true});
+
+  // --no-cache: compiled on every run, nothing read.
+  Session uncached = run_gilhost(config.string(), interps, {"--no-cache"});
+  CHECK(uncached.out.exit_code == 0);
+  for (const auto& i : interps) CHECK(check_session(uncached, i) == std::vector<bool>{false, false});
 }
 
 TEST_CASE("check reports every error with file:line:column", "[e2e]") {

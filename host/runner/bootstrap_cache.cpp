@@ -1,0 +1,67 @@
+#include "runner/bootstrap_cache.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "runner/bootstrap.hpp"
+#include "util/checksum.hpp"
+#include "util/fd.hpp"
+
+namespace gilhost {
+
+namespace {
+constexpr const char* kMagic = "gilhost-bootstrap 1";
+
+// The first two header lines (a version string has no newline, but the header must stay three lines).
+std::string head(const std::string& python_version) {
+  std::string version = python_version;
+  std::replace(version.begin(), version.end(), '\n', ' ');
+  return std::string(kMagic) + "\n" + version + "\n";
+}
+}  // namespace
+
+std::string bootstrap_cache_path(const std::string& dir, const std::string& python_version) {
+  const std::uint64_t key = fnv1a64(python_version, fnv1a64(bootstrap_source() + '\0'));
+  return (std::filesystem::path(dir) / ("bootstrap-" + hex64(key) + ".marshal")).string();
+}
+
+// Three header lines: magic, the version string with newlines escaped, "<payload size> <checksum>".
+std::string encode_bootstrap_cache(const std::string& python_version, const std::string& marshalled) {
+  return head(python_version) + std::to_string(marshalled.size()) + " " +
+         hex64(fnv1a64(marshalled)) + "\n" + marshalled;
+}
+
+std::optional<std::string> decode_bootstrap_cache(const std::string& file, const std::string& python_version) {
+  const std::string expected_head = head(python_version);
+  if (file.compare(0, expected_head.size(), expected_head) != 0) return std::nullopt;
+  const std::size_t eol = file.find('\n', expected_head.size());
+  if (eol == std::string::npos) return std::nullopt;
+  const std::string sizes = file.substr(expected_head.size(), eol - expected_head.size());
+  const std::size_t space = sizes.find(' ');
+  if (space == std::string::npos) return std::nullopt;
+  std::string payload = file.substr(eol + 1);
+  if (sizes.substr(0, space) != std::to_string(payload.size())) return std::nullopt;
+  if (sizes.substr(space + 1) != hex64(fnv1a64(payload))) return std::nullopt;
+  return payload;
+}
+
+std::optional<std::string> read_bootstrap_cache(const std::string& path, const std::string& python_version) {
+  try {
+    return decode_bootstrap_cache(read_file(path), python_version);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool write_bootstrap_cache(const std::string& path, const std::string& python_version, const std::string& marshalled) {
+  try {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    write_file_atomic(path, encode_bootstrap_cache(python_version, marshalled));
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace gilhost

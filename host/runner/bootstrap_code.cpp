@@ -1,0 +1,68 @@
+#include "runner/bootstrap_code.hpp"
+
+#include "measure/clock.hpp"
+#include "runner/bootstrap.hpp"
+#include "runner/bootstrap_cache.hpp"
+
+namespace gilhost {
+
+namespace {
+constexpr const char* kFilename = "<gilhost-bootstrap>";
+
+py::Ref compile_source(const py::Api& api) {
+  return py::Ref(api, api.Py_CompileStringExFlags(bootstrap_source().c_str(), kFilename, py::kFileInput, nullptr, -1));
+}
+
+// marshal.dumps(code) at this build's own format version (4 up to 3.13, 5 in 3.14).
+std::string marshal_code(const py::Api& api, py::PyObject* code) {
+  py::Ref marshal(api, api.PyImport_ImportModule("marshal"));
+  py::Ref version(api, marshal ? api.PyObject_GetAttrString(marshal.get(), "version") : nullptr);
+  const long v = version ? api.PyLong_AsLong(version.get()) : -1;
+  py::Ref bytes(api, v >= 0 ? api.PyMarshal_WriteObjectToString(code, static_cast<int>(v)) : nullptr);
+  char* data = nullptr;
+  std::ptrdiff_t size = 0;
+  if (!bytes || api.PyBytes_AsStringAndSize(bytes.get(), &data, &size) != 0) {
+    api.PyErr_Clear();
+    return {};
+  }
+  return std::string(data, static_cast<std::size_t>(size));
+}
+}  // namespace
+
+BootstrapCode BootstrapCode::prepare(const py::Api& api, const std::string& cache_dir) {
+  const std::int64_t t0 = monotonic_ns();
+  BootstrapCode out;
+  const std::string version = api.Py_GetVersion();
+  const std::string path = cache_dir.empty() ? std::string() : bootstrap_cache_path(cache_dir, version);
+  if (!path.empty()) {
+    if (auto cached = read_bootstrap_cache(path, version)) {
+      out.marshalled_ = std::move(*cached);
+      out.from_cache_ = true;
+    }
+  }
+  if (!out.from_cache_) {
+    py::Ref code = compile_source(api);
+    if (code) {
+      out.marshalled_ = marshal_code(api, code.get());
+      if (!path.empty() && !out.marshalled_.empty()) write_bootstrap_cache(path, version, out.marshalled_);
+    } else {
+      api.PyErr_Clear();  // exec_in compiles again and reports the error where it can be printed
+    }
+  }
+  out.prepare_ns_ = monotonic_ns() - t0;
+  return out;
+}
+
+bool BootstrapCode::exec_in(const py::Api& api, py::PyObject* ns) const {
+  py::Ref code;
+  if (!marshalled_.empty())
+    code = py::Ref(api, api.PyMarshal_ReadObjectFromString(marshalled_.data(), static_cast<std::ptrdiff_t>(marshalled_.size())));
+  if (!code) {
+    api.PyErr_Clear();
+    code = compile_source(api);
+  }
+  if (!code) return false;
+  return py::Ref(api, api.PyEval_EvalCode(code.get(), ns, ns)).get() != nullptr;
+}
+
+}  // namespace gilhost

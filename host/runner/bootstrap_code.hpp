@@ -1,0 +1,29 @@
+#pragma once
+// The bootstrap's code object for this run: read from the cache file (runner/bootstrap_cache), or compiled
+// once and written there for the next run.
+#include <cstdint>
+#include <string>
+
+#include "python/capi.hpp"
+
+namespace gilhost {
+
+class BootstrapCode {
+ public:
+  // In the main interpreter, with its GIL held. An empty `cache_dir` turns the cache off.
+  static BootstrapCode prepare(const py::Api& api, const std::string& cache_dir);
+
+  // Runs the bootstrap's module code in `ns` of the current interpreter (main or sub), from the marshalled
+  // code when there is some, else from source. False with the Python error set.
+  bool exec_in(const py::Api& api, py::PyObject* ns) const;
+
+  bool from_cache() const { return from_cache_; }
+  std::int64_t prepare_ns() const { return prepare_ns_; }
+
+ private:
+  std::string marshalled_;  // empty: compile from source in exec_in
+  bool from_cache_ = false;
+  std::int64_t prepare_ns_ = 0;
+};
+
+}  // namespace gilhost
