@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/toml_guard.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
 
@@ -444,21 +445,29 @@ Experiment load_root(const toml::table& root, const std::string& path, const std
   return Loader(path, profile, profile_params).load(root);
 }
 
-ConfigErrors parse_failure(const toml::parse_error& err, const std::string& path) {
-  const auto& src = err.source();
-  return ConfigErrors({ConfigError{SourcePos{path, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)},
-                                   std::string(err.description())}});
+ConfigErrors hazard_failure(const TomlHazard& h, const std::string& path) {
+  return ConfigErrors({ConfigError{SourcePos{path, h.line, h.column}, h.message}});
 }
 
 }  // namespace
 
 Experiment load_experiment_text(const std::string& text, const std::string& path, const std::string& profile) {
+  // toml++ only ever sees text it parses without undefined behaviour (config/toml_guard.hpp): all of it,
+  // or, when it holds a character toml++ cannot be shown, what comes before that character.
+  const GuardedToml guarded = guard_toml(text);
   toml::table root;
   try {
-    root = toml::parse(text, path);
+    root = toml::parse(guarded.text, path);
   } catch (const toml::parse_error& err) {
-    throw parse_failure(err, path);
+    const auto& src = err.source();
+    const int line = static_cast<int>(src.begin.line);
+    const int column = guarded.original_column(line, static_cast<int>(src.begin.column));
+    // An error before the hazard is the file's first; one at or after it is the cut-off text's.
+    if (guarded.hazard && (line > guarded.hazard->line || (line == guarded.hazard->line && column >= guarded.hazard->column)))
+      throw hazard_failure(*guarded.hazard, path);
+    throw ConfigErrors({ConfigError{SourcePos{path, line, column}, std::string(err.description())}});
   }
+  if (guarded.hazard) throw hazard_failure(*guarded.hazard, path);
   return load_root(root, path, profile);
 }
 
