@@ -74,7 +74,6 @@ class Scanner {
     }
     // Stopped at a lexical error: toml++ fails there before reading further, so the rest goes as it is.
     if (!out_.hazard) out_.text.append(in_, i_, std::string::npos);
-    out_.guarded_prefix = out_.hazard ? out_.hazard->offset : in_.size();
     return std::move(out_);
   }
 

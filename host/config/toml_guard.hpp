@@ -35,8 +35,6 @@ struct GuardedToml {
   std::vector<Shift> shifts;
   // The original column of a position in `text` (lines never move).
   int original_column(int line, int column) const;
-  // The byte length of the original text's prefix that `text` holds up to the hazard.
-  std::size_t guarded_prefix = 0;
 };
 
 GuardedToml guard_toml(const std::string& text);

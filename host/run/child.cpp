@@ -150,7 +150,8 @@ ChildResult run_child(const ChildRequest& req) {
     res.spawn_error = std::string("vfork failed: ") + std::strerror(spawn_errno);
     return res;
   }
-  ::setpgid(pid, pid);  // also here, so the group exists before we ever signal it
+  // No setpgid(pid, pid) here: vfork returns only once the child has exec'd (or exited), so its own
+  // setpgid(0, 0) has made the group already (ours would fail with EACCES after the exec).
   g_active_group.store(pid);
   res.pid = pid;
   out.write.reset();

@@ -254,8 +254,10 @@ std::string to_python_literal(const nlohmann::json& v) {
   }
 }
 
+std::string spec_statement(const nlohmann::json& spec) { return "_spec = " + to_python_literal(spec) + "\n"; }
+
 std::string bootstrap_program(const nlohmann::json& spec) {
-  return "_spec = " + to_python_literal(spec) + "\n" + bootstrap_source();
+  return spec_statement(spec) + bootstrap_source();
 }
 
 }  // namespace gilhost

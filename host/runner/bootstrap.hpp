@@ -14,7 +14,9 @@ namespace gilhost {
 const std::string& bootstrap_source();
 // A Python expression equal to a JSON value (true -> True, null -> None, strings escaped).
 std::string to_python_literal(const nlohmann::json& value);
-// `_spec = {...}` followed by the bootstrap: the code the runner (or python -c) executes.
+// `_spec = {...}\n`: defines the spec the bootstrap reads.
+std::string spec_statement(const nlohmann::json& spec);
+// spec_statement() followed by the bootstrap: the code `python -c` executes in exec mode.
 std::string bootstrap_program(const nlohmann::json& spec);
 
 }  // namespace gilhost

@@ -45,7 +45,7 @@ Bootstrap::Bootstrap(const py::Api& api, const RunnerSpec& spec, int index, cons
     return;
   }
   // `_spec` first (a literal: quick to compile), then the bootstrap's code, which reads it.
-  const std::string spec_line = "_spec = " + to_python_literal(spec.python_spec(index)) + "\n";
+  const std::string spec_line = spec_statement(spec.python_spec(index));
   py::Ref defined(api, api.PyRun_StringFlags(spec_line.c_str(), py::kFileInput, ns_.get(), ns_.get(), nullptr));
   if (!defined || !code.exec_in(api, ns_.get())) {
     api.PyErr_Print();

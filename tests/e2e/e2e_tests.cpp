@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "../unit/helpers.hpp"
 #include "run/results_file.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
@@ -246,20 +246,6 @@ TEST_CASE("timeouts kill the whole tree and crashes are recorded", "[e2e][faults
 }
 
 namespace {
-// Sets an environment variable for the processes this test starts; restores it after.
-struct ScopedEnv {
-  std::string name;
-  std::optional<std::string> saved;
-  ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) saved = v;
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (saved) ::setenv(name.c_str(), saved->c_str(), 1);
-    else ::unsetenv(name.c_str());
-  }
-};
-
 std::vector<fs::path> bootstrap_files(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -272,7 +258,7 @@ TEST_CASE("the runner keeps its compiled bootstrap per build, and a bad cache on
   auto interps = two_interpreters();
   REQUIRE(!interps.empty());
   TempDir cache, work;
-  ScopedEnv env("XDG_CACHE_HOME", cache.path.string());
+  gilhost_test::ScopedEnv env("XDG_CACHE_HOME", cache.path.c_str());
   const fs::path config = work.path / "cache.toml";
   {
     std::ofstream f(config);

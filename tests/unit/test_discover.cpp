@@ -19,6 +19,7 @@ using gilhost::Candidate;
 using gilhost::Interpreter;
 using gilhost::Selection;
 using gilhost::Version;
+using gilhost_test::ScopedEnv;
 using gilhost_test::TempDir;
 using gilhost_test::write_file;
 using nlohmann::json;
@@ -48,24 +49,6 @@ std::vector<std::string> labels(const std::vector<Interpreter>& list) {
   for (const auto& i : list) out.push_back(i.label);
   return out;
 }
-
-// Sets (or unsets, with nullptr) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 }  // namespace
 
