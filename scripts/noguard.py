@@ -5,7 +5,7 @@ executed or imported.  Run it as a program (gilhost runs it in main mode):
 
     python scripts/noguard.py --start-method spawn        # fails: BrokenProcessPool
     python scripts/noguard.py --start-method fork         # works
-    python scripts/noguard.py --start-method forkserver   # fails like spawn
+    python scripts/noguard.py --start-method forkserver   # fails like spawn (3.14: ConnectionResetError)
     python scripts/noguard.py --start-method default      # this version's default method
 
 Why spawn fails: a spawned worker starts a fresh interpreter and re-runs this file as
@@ -16,7 +16,10 @@ a new process before the current process has finished its bootstrapping phase").
 That worker dies, so the parent's futures fail with BrokenProcessPool.  forkserver
 does the same in its server process (it preloads __main__).  fork copies the parent
 instead of re-running the file, so it works.  Python 3.14 makes forkserver the Linux
-default, so unguarded code that used to work starts failing there.
+default, so unguarded code that used to work starts failing there; and since 3.14's
+forkserver authenticates each request with a challenge over its socket, the parent
+meets the dead server in that handshake and submit() raises ConnectionResetError
+instead of the futures failing with BrokenProcessPool.
 
 Outcome: a one-line JSON summary on stdout (also gilhost.result); on failure the
 pool's exception is re-raised so the run ends as an error of that type (exit status
