@@ -7,7 +7,8 @@ namespace gilhost {
 nlohmann::json Interpreter::to_json() const {
   return {{"executable", executable},     {"realpath", realpath},     {"source", source},
           {"implementation", implementation}, {"version", version_full}, {"free_threaded", free_threaded},
-          {"gil_forced", gil_forced},     {"shared", shared},             {"libpython", libpython},   {"prefix", prefix},
+          {"gil_forced", gil_forced},     {"shared", shared},         {"libpython", libpython},
+          {"prefix", prefix},
           {"compiler", compiler},         {"build_flags", build_flags}, {"supported", supported},
           {"unsupported_reason", unsupported_reason}, {"label", label}, {"mode", mode()}};
 }

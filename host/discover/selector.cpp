@@ -94,9 +94,8 @@ void select_one(const std::vector<Interpreter>& found, const std::string& s, con
 }  // namespace
 
 bool strip_gil_suffix(std::string& selector) {
-  static const std::string kSuffix = "+gil";
-  if (selector.size() <= kSuffix.size() || selector.compare(selector.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
-    return false;
+  constexpr std::string_view kSuffix = "+gil";
+  if (selector.size() <= kSuffix.size() || !ends_with(selector, kSuffix)) return false;
   selector.resize(selector.size() - kSuffix.size());
   return true;
 }

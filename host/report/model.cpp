@@ -30,10 +30,6 @@ std::string meta_host(const nlohmann::json& meta) {
   return it != meta.end() && it->is_object() ? str_of(*it, "hostname") : "";
 }
 
-void add_unique(std::vector<std::string>& v, const std::string& x) {
-  if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-}
-
 // Which builds of a section the selector names, per host: an exact label, or a version spec with
 // an optional "t" for free-threaded builds and "+gil" for those run with their GIL forced on (the newest
 // match on each host).

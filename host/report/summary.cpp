@@ -137,11 +137,8 @@ Summary summarize(const std::vector<nlohmann::json>& records, const std::string&
         cell.gil_enabled = cell.gil_enabled.has_value() ? (*cell.gil_enabled && on) : on;
       }
       cell.gil_forced |= r.value("gil_forced", false);
-      if (r.contains("gil_reenabled_by") && r["gil_reenabled_by"].is_array())
-        for (const auto& name : r["gil_reenabled_by"])
-          if (name.is_string() && std::find(cell.gil_reenabled_by.begin(), cell.gil_reenabled_by.end(), name.get<std::string>()) ==
-                                      cell.gil_reenabled_by.end())
-            cell.gil_reenabled_by.push_back(name.get<std::string>());
+      for (const auto& name : r.value("gil_reenabled_by", nlohmann::json::array()))
+        if (name.is_string()) add_unique(cell.gil_reenabled_by, name.get<std::string>());
       nlohmann::json v = shown_value(r, show_key);
       if (r.value("has_result", false)) values.push_back(v);
       if (r.contains("error") && r["error"].is_object()) {

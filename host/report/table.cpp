@@ -144,9 +144,6 @@ std::string render_report(const Summary& s, const ReportContext& ctx) {
     // One line per reason: a case swept over 4 values on 4 old builds is one fact, not 16.
     std::vector<std::string> reasons;
     std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> by_reason;
-    auto add_unique = [](std::vector<std::string>& v, const std::string& x) {
-      if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-    };
     for (const auto& k : s.skips) {
       const std::string reason = k.value("reason", "");
       if (!by_reason.count(reason)) reasons.push_back(reason);

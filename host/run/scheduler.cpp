@@ -3,11 +3,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <map>
 
 #include "config/expect.hpp"
 #include "measure/clock.hpp"
+#include "util/strings.hpp"
 
 extern char** environ;
 
@@ -50,8 +50,7 @@ std::vector<std::string> modules_in_gil_warnings(const std::string& stderr_text)
     at += kWarning.size();
     const std::size_t end = stderr_text.find('\'', at);
     if (end == std::string::npos) break;
-    const std::string name = stderr_text.substr(at, end - at);
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    add_unique(names, stderr_text.substr(at, end - at));
   }
   return names;
 }
