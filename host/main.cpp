@@ -103,8 +103,11 @@ struct CommonOptions {
 
 Discovery discover_all(const CommonOptions& o, ProbeCache& cache) {
   DiscoverOptions d;
-  for (const auto& p : o.pythons)
-    if (p.find('/') != std::string::npos) d.explicit_paths.push_back(p);
+  for (std::string p : o.pythons)
+    if (p.find('/') != std::string::npos) {
+      strip_gil_suffix(p);  // a path+gil is that path's build, run with its GIL forced on
+      d.explicit_paths.push_back(p);
+    }
   if (o.no_discovery) d.use_path = d.use_pyenv = d.use_uv = false;
   return discover(d, cache);
 }
@@ -408,7 +411,8 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand("run", "Run experiment files and print the table of cases x interpreters");
   run->add_option("files", ro.files, "Experiment TOML files (configs/*.toml)")->required()->check(CLI::ExistingFile);
-  run->add_option("-p,--python", co.pythons, "Interpreter selector: all, ft, gil, 3.12, 3.12.1, 3.13t, \">=3.11\", or a path (repeatable; overrides the file)");
+  run->add_option("-p,--python", co.pythons, "Interpreter selector: all, ft, gil, 3.12, 3.12.1, 3.13t, \">=3.11\", or a path (repeatable; overrides the file); "
+                  "add +gil (3.14t+gil, ft+gil) to run free-threaded builds with their GIL forced on, as a column of their own");
   run->add_option("--profile", ro.profile, "Apply a [profile.NAME] of the file");
   run->add_flag("-q,--quick", ro.quick, "Same as --profile quick");
   run->add_option("-o,--output", ro.output, "Results file (JSON Lines; default results/NAME-TIMESTAMP.jsonl)");

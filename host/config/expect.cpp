@@ -79,7 +79,7 @@ std::vector<CheckResult> check_expectations(const Case& c, const Version& v, boo
   std::vector<CheckResult> out;
   bool status_said = false;
   for (const auto& e : c.expects) {
-    if (!e.applies(v, free_threaded)) continue;
+    if (!e.applies(v, free_threaded, !free_threaded || f.gil_forced)) continue;
     status_said |= e.constrains_status();
     out.push_back(check_one(e, f));
   }

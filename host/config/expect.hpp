@@ -18,6 +18,7 @@ struct RunFacts {
   nlohmann::json result;
   std::string stdout_text;
   std::string stderr_text;
+  bool gil_forced = false;  // a free-threaded build run with its GIL forced on (PYTHON_GIL=1, `+gil`)
 };
 
 struct CheckResult {

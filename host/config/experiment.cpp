@@ -4,9 +4,10 @@
 
 namespace gilhost {
 
-bool Expectation::applies(const Version& v, bool is_free_threaded) const {
+bool Expectation::applies(const Version& v, bool is_free_threaded, bool with_gil) const {
   if (python && !python->matches(v)) return false;
   if (free_threaded && *free_threaded != is_free_threaded) return false;
+  if (gil && *gil != with_gil) return false;
   return true;
 }
 
@@ -25,6 +26,7 @@ std::string Expectation::describe() const {
   std::vector<std::string> when, what;
   if (python) when.push_back("python " + python->text());
   if (free_threaded) when.push_back(*free_threaded ? "free-threaded" : "GIL build");
+  if (gil) when.push_back(*gil ? "with the GIL" : "without the GIL");
   const std::string subject = key.empty() ? "result" : "result." + key;
   for (const auto& [op, value] : result_checks) what.push_back(subject + " " + op_symbol(op) + " " + value.dump());
   if (status) what.push_back("status " + *status);

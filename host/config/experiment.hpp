@@ -18,10 +18,12 @@ struct SourcePos {
   std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
 };
 
-// One [[case.expect]] entry: conditions (python, free_threaded) and checks.
+// One [[case.expect]] entry: conditions (python, free_threaded, gil) and checks.
 struct Expectation {
   std::optional<VersionSpec> python;
   std::optional<bool> free_threaded;
+  // Runs with a GIL from the start: a GIL build, or a free-threaded one with its GIL forced on.
+  std::optional<bool> gil;
   std::string key;                                          // dotted path into a dict result
   std::vector<std::pair<std::string, nlohmann::json>> result_checks;  // ("eq"|"ne"|"lt"|..., value)
   std::optional<std::string> status;
@@ -32,7 +34,7 @@ struct Expectation {
   std::string note;
   SourcePos where;
 
-  bool applies(const Version& v, bool is_free_threaded) const;
+  bool applies(const Version& v, bool is_free_threaded, bool with_gil) const;
   // Whether this expectation says what the run's status should be (else "ok" is implied).
   bool constrains_status() const { return status || exit_code || error; }
   // "python <3.10: result < 4000000" — for tables and failure messages.

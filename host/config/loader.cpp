@@ -281,7 +281,7 @@ class Loader {
   }
 
   Expectation read_expect(const toml::table& t) {
-    check_keys(t, {"python", "free_threaded", "key", "result", "result_ne", "result_lt", "result_le", "result_gt",
+    check_keys(t, {"python", "free_threaded", "gil", "key", "result", "result_ne", "result_lt", "result_le", "result_gt",
                    "result_ge", "status", "exit_code", "error", "stdout", "stderr", "note"}, "[[case.expect]]");
     Expectation e;
     e.where = SourcePos{path_, static_cast<int>(t.source().begin.line), static_cast<int>(t.source().begin.column)};
@@ -293,6 +293,7 @@ class Loader {
       }
     }
     e.free_threaded = get_bool(t, "free_threaded");
+    e.gil = get_bool(t, "gil");
     if (auto v = get_string(t, "key")) e.key = *v;
     static const std::pair<const char*, const char*> kChecks[] = {{"result", "eq"},    {"result_ne", "ne"},
                                                                   {"result_lt", "lt"}, {"result_le", "le"},

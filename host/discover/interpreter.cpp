@@ -7,7 +7,8 @@ namespace gilhost {
 nlohmann::json Interpreter::to_json() const {
   return {{"executable", executable},     {"realpath", realpath},     {"source", source},
           {"implementation", implementation}, {"version", version_full}, {"free_threaded", free_threaded},
-          {"shared", shared},             {"libpython", libpython},   {"prefix", prefix},
+          {"gil_forced", gil_forced},     {"shared", shared},         {"libpython", libpython},
+          {"prefix", prefix},
           {"compiler", compiler},         {"build_flags", build_flags}, {"supported", supported},
           {"unsupported_reason", unsupported_reason}, {"label", label}, {"mode", mode()}};
 }
@@ -21,6 +22,7 @@ Interpreter Interpreter::from_json(const nlohmann::json& j) {
   i.version_full = j.value("version", "");
   i.version = Version::parse(i.version_full).value_or(Version{});
   i.free_threaded = j.value("free_threaded", false);
+  i.gil_forced = j.value("gil_forced", false);
   i.shared = j.value("shared", false);
   i.libpython = j.value("libpython", "");
   i.prefix = j.value("prefix", "");
@@ -42,6 +44,14 @@ void classify_support(Interpreter& i) {
     i.supported = false;
     i.unsupported_reason = "gilhost needs CPython 3.9 or newer";
   }
+}
+
+Interpreter with_gil_forced(Interpreter i) {
+  const std::string plain = i.short_label();
+  i.gil_forced = true;
+  i.label = i.label.compare(0, plain.size(), plain) == 0 ? i.short_label() + i.label.substr(plain.size())
+                                                          : i.label + "+gil";
+  return i;
 }
 
 void assign_labels(std::vector<Interpreter>& list) {

@@ -1,5 +1,6 @@
 #pragma once
-// Interpreter selectors: all, ft, gil, 3.12, 3.12.1, 3.13t, ">=3.11", or a path.
+// Interpreter selectors: all, ft, gil, 3.12, 3.12.1, 3.13t, ">=3.11", or a path; any of them + "+gil"
+// (3.14t+gil) selects the free-threaded builds it names again, run with their GIL forced on.
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +25,10 @@ struct Selection {
 // `probe_path` resolves path selectors that discovery did not find (nullopt + reason when unusable).
 using PathProber = std::function<std::optional<Interpreter>(const std::string& path, std::string& reason)>;
 
+// Removes a trailing "+gil" from `selector`; true when there was one.
+bool strip_gil_suffix(std::string& selector);
+
+// Each build at most once per kind: plain, and forced (`+gil`, its own label and column).
 Selection select_interpreters(const std::vector<Interpreter>& found, const std::vector<std::string>& selectors,
                               const PathProber& probe_path);
 

@@ -37,6 +37,7 @@ struct PyInterpreterConfig {
 constexpr int kSharedGil = 1;
 constexpr int kOwnGil = 2;
 constexpr int kFileInput = 257;  // Py_file_input
+constexpr int kEvalInput = 258;  // Py_eval_input
 
 struct Api {
   // Life cycle.

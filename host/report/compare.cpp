@@ -152,7 +152,7 @@ std::string match_key(const nlohmann::json& run, const std::string& by) {
   if (!v.empty() && v.back() == 't') v.pop_back();
   if (by == "minor")
     if (auto parsed = Version::parse(v)) v = parsed->minor_str();
-  return v + (ft ? "t" : "");
+  return v + (ft ? "t" : "") + (ft && run.value("gil_forced", false) ? "+gil" : "");
 }
 
 Comparison compare_runs(const std::vector<nlohmann::json>& a, const std::vector<nlohmann::json>& b,

@@ -15,7 +15,7 @@ nlohmann::json stats_json(const Stats& s) {
 
 nlohmann::json build_json(const BuildInfo& b) {
   return {{"label", b.label}, {"original_label", b.original_label}, {"host", b.host}, {"version", b.version},
-          {"free_threaded", b.free_threaded}, {"mode", b.mode}, {"compiler", b.compiler}, {"source", b.source},
+          {"free_threaded", b.free_threaded}, {"gil_forced", b.gil_forced}, {"mode", b.mode}, {"compiler", b.compiler}, {"source", b.source},
           {"executable", b.executable}, {"libpython", b.libpython}, {"build_flags", b.build_flags}};
 }
 
@@ -49,6 +49,8 @@ nlohmann::json summary_json(const ReportModel& model) {
                             {"failures", cell->failures},
                             {"ratio_to_baseline_case", cell->ratio ? stats_json(*cell->ratio) : nlohmann::json()},
                             {"gil_enabled", cell->gil_enabled ? nlohmann::json(*cell->gil_enabled) : nlohmann::json()},
+                            {"gil_forced", cell->gil_forced},
+                            {"gil_reenabled_by", cell->gil_reenabled_by},
                             {"free_threaded", cell->free_threaded},
                             {"mode", cell->mode}};
         if (!s.baseline_python.empty()) {
@@ -98,7 +100,7 @@ const std::vector<std::string>& csv_columns() {
       "warmup", "status", "exit_code", "signal", "wall_s", "wall_ns", "parent_wall_ns", "init_ns", "prepare_ns", "finalize_ns",
       "cpu_ns", "user_ns", "sys_ns", "children_user_ns", "children_sys_ns", "cpu_per_wall", "tree_cpu_ns", "max_rss_kb",
       "peak_tree_rss_bytes", "peak_root_rss_bytes", "peak_threads", "peak_processes", "samples", "voluntary_switches",
-      "involuntary_switches", "gil_enabled", "expect_ok", "error_type", "result"};
+      "involuntary_switches", "gil_enabled", "gil_forced", "gil_reenabled_by", "expect_ok", "error_type", "result"};
   return cols;
 }
 
@@ -115,6 +117,15 @@ std::string field(const nlohmann::json& obj, const char* key) {
   if (!obj.is_object()) return "";
   const auto it = obj.find(key);
   return it == obj.end() ? "" : scalar(*it);
+}
+
+// The strings of a JSON list, space-separated (module names hold no spaces).
+std::string words(const nlohmann::json& list) {
+  std::vector<std::string> out;
+  if (list.is_array())
+    for (const auto& x : list)
+      if (x.is_string()) out.push_back(x.get<std::string>());
+  return join(out, " ");
 }
 
 }  // namespace
@@ -139,6 +150,7 @@ std::string runs_csv(const ReportModel& model) {
         else if (c == "peak_tree_rss_bytes" || c == "peak_root_rss_bytes" || c == "peak_threads" || c == "peak_processes" || c == "samples")
           row.push_back(field(rss, c.c_str()));
         else if (c == "error_type") row.push_back(field(err, "type"));
+        else if (c == "gil_reenabled_by") row.push_back(words(r.value("gil_reenabled_by", nlohmann::json::array())));
         else if (c == "result") row.push_back(r.value("has_result", false) && r.contains("result") ? r["result"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "");
         else row.push_back(field(r, c.c_str()));
       }

@@ -177,9 +177,9 @@ std::string section_md(const Section& s, const ReportModel& model) {
       for (const auto& i : sum.interpreters) {
         const Cell* cell = sum.cell(c, i);
         if (!cell || cell->runs.empty()) continue;
-        std::vector<std::string> r{esc(c), esc(i), std::to_string(cell->runs.size()), format_seconds(cell->wall_s.median),
-                                   format_seconds(cell->wall_s.min) + "–" + format_seconds(cell->wall_s.max),
-                                   fmt::format("{:.2f}", cell->cpu_per_wall.median), format_seconds(cell->init_s.median),
+        const auto timing = timing_texts(*cell);
+        std::vector<std::string> r{esc(c), esc(i), std::to_string(cell->runs.size()), timing[0], timing[1], timing[2],
+                                   format_seconds(cell->init_s.median),
                                    cell->ratio ? fmt::format("{:.2f}x", cell->ratio->median) : "-"};
         if (vs) r.push_back(vs_baseline_text(s, c, i));
         for (const auto& x : {format_bytes(cell->peak_tree_rss_bytes), format_bytes(cell->max_rss_bytes), std::to_string(cell->peak_threads),

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "discover/selector.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
 
@@ -29,25 +30,23 @@ std::string meta_host(const nlohmann::json& meta) {
   return it != meta.end() && it->is_object() ? str_of(*it, "hostname") : "";
 }
 
-void add_unique(std::vector<std::string>& v, const std::string& x) {
-  if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-}
-
 // Which builds of a section the selector names, per host: an exact label, or a version spec with
-// an optional "t" for free-threaded builds (the newest match on each host).
+// an optional "t" for free-threaded builds and "+gil" for those run with their GIL forced on (the newest
+// match on each host).
 std::map<std::string, std::string> resolve_baseline(const Section& s, const std::string& selector) {
   std::map<std::string, std::string> by_host;
   for (const auto& b : s.builds)
     if (b.label == selector || b.original_label == selector) by_host.emplace(b.host, b.label);
   if (!by_host.empty()) return by_host;
   std::string spec_text = selector;
+  const bool forced = strip_gil_suffix(spec_text);
   const bool ft = !spec_text.empty() && spec_text.back() == 't';
   if (ft) spec_text.pop_back();
   VersionSpec spec = VersionSpec::parse(spec_text);  // throws std::invalid_argument
   std::map<std::string, Version> best;
   for (const auto& b : s.builds) {
     auto v = Version::parse(b.version);
-    if (!v || b.free_threaded != ft || !spec.matches(*v)) continue;
+    if (!v || b.free_threaded != ft || b.gil_forced != forced || !spec.matches(*v)) continue;
     auto it = best.find(b.host);
     if (it == best.end() || it->second < *v) {
       best[b.host] = *v;
@@ -176,6 +175,7 @@ ReportModel build_report_model(const MergedResults& merged, const ReportOptions&
         b.host = meta_host(m);
         b.version = str_of(i, "version");
         b.free_threaded = i.value("free_threaded", false);
+        b.gil_forced = i.value("gil_forced", false);
         b.mode = str_of(i, "mode");
         b.compiler = str_of(i, "compiler");
         b.source = str_of(i, "source");
@@ -197,6 +197,7 @@ ReportModel build_report_model(const MergedResults& merged, const ReportOptions&
           b.host = str_of(r, "host");
           b.version = str_of(r, "python");
           b.free_threaded = r.value("free_threaded", false);
+          b.gil_forced = r.value("gil_forced", false);
           b.mode = str_of(r, "mode");
           b.executable = str_of(r, "executable");
           if (r.contains("original_interpreter")) b.original_label = str_of(r, "original_interpreter");
@@ -219,12 +220,6 @@ ReportModel build_report_model(const MergedResults& merged, const ReportOptions&
 std::string verdict_mark(const Cell& c) {
   if (c.runs.empty()) return "";
   return c.expectations_ok() ? "✓" : "✗";
-}
-
-std::string gil_text(const Cell& cell) {
-  std::string gil = cell.gil_enabled.has_value() ? (*cell.gil_enabled ? "on" : "off") : "-";
-  if (cell.free_threaded && cell.gil_enabled.value_or(false)) gil = "ON (re-enabled)";
-  return gil;
 }
 
 std::string vs_baseline_text(const Section& s, const std::string& case_name, const std::string& interpreter) {

@@ -26,6 +26,7 @@ struct BuildInfo {
   std::string host;
   std::string version;
   bool free_threaded = false;
+  bool gil_forced = false;  // `+gil`: the free-threaded build run with its GIL forced on
   std::string mode;  // embed, exec
   std::string compiler, source, executable, libpython, build_flags;
 };
@@ -69,7 +70,6 @@ std::string render_text(const ReportModel& model);
 
 // Shared by the formats.
 std::string verdict_mark(const Cell& cell);       // ✓ / ✗ / ""
-std::string gil_text(const Cell& cell);            // on, off, ON (re-enabled), -
 std::string vs_baseline_text(const Section& s, const std::string& case_name, const std::string& interpreter);
 std::string machine_summary(const nlohmann::json& machine);  // "AMD EPYC · 2 cores · Linux 6.1 · x86_64"
 // Skips grouped by reason: {reason, cases, builds}.

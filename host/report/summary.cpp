@@ -33,6 +33,15 @@ std::string result_display(const nlohmann::json& v, std::size_t width) {
   return s;
 }
 
+std::string gil_text(const Cell& cell) {
+  if (!cell.gil_enabled.has_value()) return "-";
+  if (!*cell.gil_enabled) return "off";
+  if (!cell.free_threaded) return "on";
+  if (cell.gil_forced) return "on (forced)";
+  if (!cell.gil_reenabled_by.empty()) return "GIL re-enabled by " + join(cell.gil_reenabled_by, ", ");
+  return "ON (re-enabled)";
+}
+
 namespace {
 
 nlohmann::json shown_value(const nlohmann::json& run, const std::string& show) {
@@ -108,7 +117,8 @@ Summary summarize(const std::vector<nlohmann::json>& records, const std::string&
     for (const auto& r : cell.runs) {
       const std::string status = r.value("status", "");
       ++status_count[status];
-      if (status == "ok" || status == "error") {
+      // A case that never started (a subinterpreter that could not be created) has no wall time to show.
+      if (status == "ok" || (status == "error" && r.value("wall_ns", std::int64_t{0}) > 0)) {
         wall.push_back(static_cast<double>(r.value("wall_ns", std::int64_t{0})) / 1e9);
         cpw.push_back(r.value("cpu_per_wall", 0.0));
       }
@@ -126,6 +136,9 @@ Summary summarize(const std::vector<nlohmann::json>& records, const std::string&
         bool on = r["gil_enabled"].get<bool>();
         cell.gil_enabled = cell.gil_enabled.has_value() ? (*cell.gil_enabled && on) : on;
       }
+      cell.gil_forced |= r.value("gil_forced", false);
+      for (const auto& name : r.value("gil_reenabled_by", nlohmann::json::array()))
+        if (name.is_string()) add_unique(cell.gil_reenabled_by, name.get<std::string>());
       nlohmann::json v = shown_value(r, show_key);
       if (r.value("has_result", false)) values.push_back(v);
       if (r.contains("error") && r["error"].is_object()) {

@@ -29,6 +29,8 @@ struct Cell {
   std::string result_text;            // what the table shows
   std::optional<Stats> ratio;         // against the baseline case, paired by round
   std::optional<bool> gil_enabled;    // false when any run ended with the GIL off
+  bool gil_forced = false;            // a free-threaded build run with PYTHON_GIL=1 (`+gil`)
+  std::vector<std::string> gil_reenabled_by;  // modules whose import turned the GIL back on, any run
   bool free_threaded = false;
   std::string mode;
 
@@ -50,6 +52,10 @@ struct Summary {
 // `show` maps a case name to the key of its dict result to display (from the experiment file).
 Summary summarize(const std::vector<nlohmann::json>& records, const std::string& baseline,
                   const std::map<std::string, std::string>& show = {});
+
+// The gil column: on, off, "on (forced)", "GIL re-enabled by NAME", "ON (re-enabled)" (a free-threaded
+// build's GIL back on for a reason the results do not name), "-".
+std::string gil_text(const Cell& cell);
 
 // A result as the table shows it: strings bare, JSON otherwise, cut to `width` characters.
 std::string result_display(const nlohmann::json& value, std::size_t width = 24);

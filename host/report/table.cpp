@@ -51,6 +51,12 @@ std::string format_wall(const Stats& s) {
   return out;
 }
 
+std::array<std::string, 3> timing_texts(const Cell& cell) {
+  if (cell.wall_s.n == 0) return {"-", "-", "-"};
+  return {format_seconds(cell.wall_s.median), format_seconds(cell.wall_s.min) + "–" + format_seconds(cell.wall_s.max),
+          fmt::format("{:.2f}", cell.cpu_per_wall.median)};
+}
+
 namespace {
 
 std::string verdict(const Cell& c) {
@@ -115,14 +121,10 @@ std::string render_report(const Summary& s, const ReportContext& ctx) {
         if (!cell || cell->runs.empty()) continue;
         std::string ratio = "-";
         if (cell->ratio) ratio = fmt::format("{:.2f}x", cell->ratio->median);
-        std::string gil = cell->gil_enabled.has_value() ? (*cell->gil_enabled ? "on" : "off") : "-";
-        // A free-threaded build whose GIL came back on (an extension without Py_mod_gil, PYTHON_GIL=1).
-        if (cell->free_threaded && cell->gil_enabled.value_or(false)) gil = "ON (re-enabled)";
-        details.add_row({c, i, std::to_string(cell->runs.size()), format_seconds(cell->wall_s.median),
-                         format_seconds(cell->wall_s.min) + "–" + format_seconds(cell->wall_s.max),
-                         fmt::format("{:.2f}", cell->cpu_per_wall.median), ratio,
+        const auto timing = timing_texts(*cell);
+        details.add_row({c, i, std::to_string(cell->runs.size()), timing[0], timing[1], timing[2], ratio,
                          format_bytes(cell->peak_tree_rss_bytes), format_bytes(cell->max_rss_bytes),
-                         std::to_string(cell->peak_threads), std::to_string(cell->peak_processes), gil, cell->statuses});
+                         std::to_string(cell->peak_threads), std::to_string(cell->peak_processes), gil_text(*cell), cell->statuses});
       }
     out += details.render();
     if (!s.baseline.empty()) out += "ratio: wall / wall of '" + s.baseline + "' on the same build, paired by round (median)\n";
@@ -142,9 +144,6 @@ std::string render_report(const Summary& s, const ReportContext& ctx) {
     // One line per reason: a case swept over 4 values on 4 old builds is one fact, not 16.
     std::vector<std::string> reasons;
     std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> by_reason;
-    auto add_unique = [](std::vector<std::string>& v, const std::string& x) {
-      if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-    };
     for (const auto& k : s.skips) {
       const std::string reason = k.value("reason", "");
       if (!by_reason.count(reason)) reasons.push_back(reason);

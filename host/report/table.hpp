@@ -1,5 +1,6 @@
 #pragma once
 // Terminal tables: the cases x interpreters grid, the per-cell details, failures and skips.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct ReportContext {
 
 // "0.312 s ±1.2%"
 std::string format_wall(const Stats& s);
+// A cell's "wall median", "min–max" and "cpu/wall" for the details tables; "-" where no run has a wall
+// time (its case never started, e.g. a subinterpreter that could not be created).
+std::array<std::string, 3> timing_texts(const Cell& cell);
 std::string render_report(const Summary& summary, const ReportContext& context);
 
 }  // namespace gilhost

@@ -45,6 +45,7 @@ RunnerSpec runner_spec(const Case& c, const Interpreter& interp) {
   s.argv = c.argv;
   s.subinterpreters = c.subinterpreters;
   s.gil = c.gil;
+  s.free_threaded = interp.free_threaded;
   return s;
 }
 

@@ -7,12 +7,13 @@
 
 #include "config/expect.hpp"
 #include "measure/clock.hpp"
+#include "util/strings.hpp"
 
 extern char** environ;
 
 namespace gilhost {
 
-std::vector<std::string> child_environment(const Experiment& ex) {
+std::vector<std::string> child_environment(const Experiment& ex, bool force_gil) {
   std::map<std::string, std::string> env;
   for (char** e = environ; e && *e; ++e) {
     std::string kv(*e);
@@ -20,6 +21,7 @@ std::vector<std::string> child_environment(const Experiment& ex) {
     if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   for (const auto& [k, v] : ex.env) env[k] = v;
+  if (force_gil) env["PYTHON_GIL"] = "1";
   std::vector<std::string> out;
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;
@@ -38,6 +40,30 @@ std::string fmt_seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", s);
   return buf;
+}
+
+// The modules CPython's RuntimeWarning names as having turned the GIL back on, from the run's stderr.
+std::vector<std::string> modules_in_gil_warnings(const std::string& stderr_text) {
+  static const std::string kWarning = "The global interpreter lock (GIL) has been enabled to load module '";
+  std::vector<std::string> names;
+  for (std::size_t at = stderr_text.find(kWarning); at != std::string::npos; at = stderr_text.find(kWarning, at)) {
+    at += kWarning.size();
+    const std::size_t end = stderr_text.find('\'', at);
+    if (end == std::string::npos) break;
+    add_unique(names, stderr_text.substr(at, end - at));
+  }
+  return names;
+}
+
+// Which modules turned the GIL back on: what the runner saw flip it; when the GIL is on and the runner saw
+// nothing (it flipped before the bootstrap ran, e.g. at start-up from a .pth file), the warning on stderr.
+// Not forced, for a forced GIL was never off to be turned on.
+nlohmann::json gil_reenabled_by(const nlohmann::json& outcome, bool free_threaded, bool forced, const std::string& stderr_text) {
+  nlohmann::json names = outcome.value("gil_reenabled_by", nlohmann::json::array());
+  if (!names.is_array()) names = nlohmann::json::array();
+  if (names.empty() && free_threaded && !forced && outcome.value("gil_enabled", nlohmann::json()) == true)
+    names = modules_in_gil_warnings(stderr_text);
+  return names;
 }
 
 std::string signal_name(int sig) {
@@ -100,6 +126,8 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
     if (!cs) note = "the process exited before the case was reported (os._exit?)";
   }
 
+  if (cs && cs->contains("note") && (*cs)["note"].is_string()) note += (note.empty() ? "" : "; ") + (*cs)["note"].get<std::string>();
+
   const std::int64_t wall = cs ? cs->value("wall_ns", std::int64_t{0}) : child.wall_ns;
   const nlohmann::json cpu = cs ? cs->value("cpu", nlohmann::json::object()) : nlohmann::json::object();
   const std::int64_t cpu_ns = cpu.value("cpu_ns", std::int64_t{0});
@@ -129,6 +157,9 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
   r["marks"] = outcome.value("marks", nlohmann::json::array());
   r["gil_enabled"] = outcome.value("gil_enabled", nlohmann::json());
   r["gil_enabled_before"] = outcome.value("gil_enabled_before", nlohmann::json());
+  // Forced on by the selector (`+gil`), or by PYTHON_GIL=1 from elsewhere, which the runner reads back.
+  r["gil_forced"] = in.gil_forced || outcome.value("gil_forced", false);
+  r["gil_reenabled_by"] = gil_reenabled_by(outcome, in.free_threaded, r["gil_forced"].get<bool>(), child.stderr_text);
   r["threads_alive_at_end"] = outcome.value("threads_alive", nlohmann::json());
   if (cs && cs->contains("per_interpreter")) r["per_interpreter"] = (*cs)["per_interpreter"];
   r["stdout"] = child.stdout_text;
@@ -145,6 +176,7 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
   facts.result = r["result"];
   facts.stdout_text = child.stdout_text;
   facts.stderr_text = child.stderr_text;
+  facts.gil_forced = r["gil_forced"].get<bool>();
   nlohmann::json checks = nlohmann::json::array();
   bool all_ok = true;
   for (const auto& check : check_expectations(c, in.version, in.free_threaded, facts)) {
@@ -172,7 +204,7 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     session.records.push_back(rec);
     out.append(rec);
   }
-  const std::vector<std::string> env = child_environment(ex);
+  const std::vector<std::string> env = child_environment(ex, false), gil_env = child_environment(ex, true);
   const std::int64_t t0 = monotonic_ns();
   Progress progress;
   progress.total = static_cast<int>(plan.runs.size());
@@ -190,7 +222,7 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     RunnerSpec spec = runner_spec(*run.c, *run.interp);
     spec.bootstrap_cache_dir = options.bootstrap_cache_dir;
     req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd);
-    req.env = env;
+    req.env = run.interp->gil_forced ? gil_env : env;
     req.timeout_s = ex.timeout_s;
     req.sample_interval_ms = ex.sample_interval_ms;
     req.event_fd = options.event_fd;

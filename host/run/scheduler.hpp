@@ -44,7 +44,8 @@ struct SessionResult {
 SessionResult run_session(const Experiment& ex, const Selection& selection, const Plan& plan,
                           const SchedulerOptions& options, ResultsWriter& out);
 
-// The environment every child gets: ours, plus the experiment's.
-std::vector<std::string> child_environment(const Experiment& ex);
+// The environment every child gets: ours, plus the experiment's, plus PYTHON_GIL=1 for a build selected
+// with `+gil` (that wins: it is what the column is).
+std::vector<std::string> child_environment(const Experiment& ex, bool force_gil);
 
 }  // namespace gilhost

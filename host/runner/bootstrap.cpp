@@ -12,7 +12,7 @@ const char* const kBootstrap = R"PY(
 import sys, os, time
 
 _state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
-          "exit_code": 0, "fn": None, "code": None}
+          "exit_code": 0, "fn": None, "code": None, "gil_reenabled_by": []}
 
 
 def _json_str(s):
@@ -91,6 +91,34 @@ def _gil_enabled():
     return bool(probe()) if probe is not None else True
 
 
+def _watch_gil_reenabling():
+    # Free-threaded builds only. An extension module that does not declare Py_mod_gil turns the GIL back
+    # on while _imp creates it; watching that flip names the module whatever the warning filters do with
+    # the RuntimeWarning CPython issues (ignore, error, catch_warnings), and imports nothing.
+    import _imp
+    enabled = sys._is_gil_enabled
+    names = _state["gil_reenabled_by"]
+
+    def watch(create):
+        def create_module(spec, *args, **kwargs):
+            before = enabled()
+            try:
+                return create(spec, *args, **kwargs)
+            finally:
+                name = getattr(spec, "name", "?")
+                if not before and enabled() and name not in names:
+                    names.append(name)
+        return create_module
+
+    _imp.create_dynamic = watch(_imp.create_dynamic)
+    _imp.create_builtin = watch(_imp.create_builtin)
+
+
+def _gil_forced():
+    # PYTHON_GIL=1 or -X gil=1 on a free-threaded build: sys.flags.gil is None there unless one is given.
+    return bool(_spec.get("free_threaded")) and getattr(sys.flags, "gil", None) == 1
+
+
 def _prepare():
     exe = _spec["executable"]
     # spawn and forkserver start `sys.executable`: it must be the interpreter, never the host.
@@ -100,6 +128,8 @@ def _prepare():
     sys.argv = [script] + list(_spec.get("argv", []))
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     _install_gilhost_module()
+    if _spec.get("free_threaded") and hasattr(sys, "_is_gil_enabled"):
+        _watch_gil_reenabling()
     _state["gil_enabled_before"] = _gil_enabled()
     try:
         if _spec["mode"] == "call":
@@ -142,6 +172,8 @@ def _finish():
         "marks": _state["marks"],
         "gil_enabled_before": _state.get("gil_enabled_before"),
         "gil_enabled": _gil_enabled(),
+        "gil_forced": _gil_forced(),
+        "gil_reenabled_by": _state["gil_reenabled_by"],
         "threads_alive": threading.active_count() if threading is not None else 1,
         "python_version": "%d.%d.%d" % sys.version_info[:3],
     }

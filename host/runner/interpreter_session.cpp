@@ -38,6 +38,17 @@ bool initialize_python(const py::Api& api, const std::string& executable, std::s
   return ok;
 }
 
+std::optional<bool> gil_enabled_now(const py::Api& api) {
+  py::Ref ns(api, api.PyDict_New());
+  if (ns && api.PyDict_SetItemString(ns.get(), "__builtins__", api.PyEval_GetBuiltins()) == 0) {
+    py::Ref on(api, api.PyRun_StringFlags("int(getattr(__import__('sys'), '_is_gil_enabled', lambda: True)())",
+                                          py::kEvalInput, ns.get(), ns.get(), nullptr));
+    if (on) return api.PyLong_AsLong(on.get()) != 0;
+  }
+  api.PyErr_Clear();
+  return std::nullopt;
+}
+
 Bootstrap::Bootstrap(const py::Api& api, const RunnerSpec& spec, int index, const BootstrapCode& code) : api_(api) {
   ns_ = py::Ref(api, api.PyDict_New());
   if (!ns_ || api.PyDict_SetItemString(ns_.get(), "__builtins__", api.PyEval_GetBuiltins()) != 0) {

@@ -1,6 +1,7 @@
 #pragma once
 // The embedded interpreter's life in the runner: initialise with the right program name, run the
 // bootstrap in a namespace, call its phases, finalise.
+#include <optional>
 #include <string>
 
 #include "python/capi.hpp"
@@ -12,6 +13,10 @@ namespace gilhost {
 // Sets the program name to the real interpreter (so sys.executable, sys.prefix and the module search
 // path are those of `python` itself) and initialises Python with signal handlers, like `python` does.
 bool initialize_python(const py::Api& api, const std::string& executable, std::string& error);
+
+// sys._is_gil_enabled() of the current interpreter (true before 3.13: there is always a GIL), or nullopt
+// when Python cannot say. The GIL must be held.
+std::optional<bool> gil_enabled_now(const py::Api& api);
 
 // The bootstrap's namespace inside the current interpreter (main or sub): the GIL must be held.
 class Bootstrap {

@@ -6,7 +6,7 @@ nlohmann::json RunnerSpec::to_json() const {
   return {{"libpython", libpython}, {"executable", executable}, {"script", script},
           {"mode", mode},           {"function", function},     {"kwargs", kwargs},
           {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil},
-          {"bootstrap_cache_dir", bootstrap_cache_dir}};
+          {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}};
 }
 
 RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
@@ -20,13 +20,15 @@ RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
   s.argv = j.value("argv", std::vector<std::string>{});
   s.subinterpreters = j.value("subinterpreters", 0);
   s.gil = j.value("gil", "own");
+  s.free_threaded = j.value("free_threaded", false);
   s.bootstrap_cache_dir = j.value("bootstrap_cache_dir", "");
   return s;
 }
 
 nlohmann::json RunnerSpec::python_spec(int index) const {
   return {{"executable", executable}, {"script", script}, {"mode", mode}, {"function", function},
-          {"kwargs", kwargs},         {"argv", argv},     {"index", index}};
+          {"kwargs", kwargs},         {"argv", argv},     {"index", index},
+          {"free_threaded", free_threaded}};
 }
 
 }  // namespace gilhost

@@ -17,6 +17,7 @@ struct RunnerSpec {
   std::vector<std::string> argv;
   int subinterpreters = 0;  // 0: run in the main interpreter
   std::string gil = "own";  // subinterpreters: "own" or "shared"
+  bool free_threaded = false;  // a Py_GIL_DISABLED build: what subinterpreter configs it accepts, GIL watching
   std::string bootstrap_cache_dir;  // where the compiled bootstrap is kept; empty: compile every run
 
   nlohmann::json to_json() const;

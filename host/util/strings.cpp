@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gilhost {
@@ -32,6 +33,10 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void add_unique(std::vector<std::string>& v, const std::string& x) {
+  if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {

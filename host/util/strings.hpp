@@ -11,6 +11,8 @@ std::string trim(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 bool ends_with(std::string_view s, std::string_view suffix);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// Appends `x` unless it is empty or already there (lists in first-seen order).
+void add_unique(std::vector<std::string>& v, const std::string& x);
 // "1.23 s", "45.6 ms", "789 µs" — three significant digits.
 std::string format_seconds(double seconds);
 // "12.3 MB" (decimal units, like the articles).

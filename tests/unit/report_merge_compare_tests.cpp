@@ -246,6 +246,34 @@ TEST_CASE("match keys", "[report][compare]") {
   CHECK(match_key(r, "minor") == "3.13t");
   r["free_threaded"] = false;
   CHECK(match_key(r, "minor") == "3.13");
+  // The same build with its GIL forced on is another build to compare.
+  json forced = {{"interpreter", "3.14.7t+gil"}, {"python", "3.14.7"}, {"free_threaded", true}, {"gil_forced", true}};
+  CHECK(match_key(forced, "python") == "3.14.7t+gil");
+  CHECK(match_key(forced, "minor") == "3.14t+gil");
+}
+
+TEST_CASE("baseline python: 3.14t and 3.14t+gil name different builds", "[report][baseline]") {
+  auto build = [](const std::string& label, bool forced) {
+    return json{{"label", label}, {"version", "3.14.7"}, {"free_threaded", true}, {"gil_forced", forced}};
+  };
+  auto run_on = [](const std::string& label, bool forced, double wall_s) {
+    return json{{"type", "run"}, {"experiment", "x"}, {"case", "work"}, {"interpreter", label}, {"python", "3.14.7"},
+                {"free_threaded", true}, {"gil_forced", forced}, {"repeat", 0}, {"warmup", false}, {"status", "ok"},
+                {"wall_ns", static_cast<std::int64_t>(wall_s * 1e9)}};
+  };
+  MergedResults merged;
+  merged.lines = {{{"type", "meta"},
+                   {"experiment", {{"name", "x"}}},
+                   {"interpreters", {build("3.14.7t+gil", true), build("3.14.7t", false)}}},
+                  run_on("3.14.7t+gil", true, 2.0), run_on("3.14.7t", false, 1.0)};
+  auto baseline_of = [&](const std::string& selector) {
+    ReportOptions o;
+    o.baseline_python = selector;
+    return build_report_model(merged, o).sections.at(0).baseline_of;
+  };
+  CHECK(baseline_of("3.14t").at("3.14.7t+gil") == "3.14.7t");
+  CHECK(baseline_of("3.14t+gil").at("3.14.7t") == "3.14.7t+gil");
+  CHECK(baseline_of("3.14.7t+gil").at("3.14.7t") == "3.14.7t+gil");  // the label itself
 }
 
 TEST_CASE("baseline python: each cell against the baseline build, pair by pair", "[report][baseline]") {

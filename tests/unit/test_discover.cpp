@@ -305,6 +305,72 @@ TEST_CASE("select_interpreters: a path reaching a found build through a symlink"
   CHECK(executables(s) == std::vector<std::string>{(tmp / "real/python3.12").string()});
 }
 
+TEST_CASE("select_interpreters: +gil selects free-threaded builds again, with their GIL forced on", "[discover][selector]") {
+  SECTION("beside the plain build: same executable, a label and a column of its own") {
+    Selection s = select({"3.13t", "3.13t+gil"});
+    CHECK(labels(s.selected) == std::vector<std::string>{"3.13.1t", "3.13.1t+gil"});
+    CHECK(executables(s) == std::vector<std::string>{"/py/3.13t/bin/python3", "/py/3.13t/bin/python3"});
+    CHECK_FALSE(s.selected[0].gil_forced);
+    CHECK(s.selected[1].gil_forced);
+    CHECK(s.selected[1].free_threaded);
+    CHECK(s.skipped.empty());
+  }
+  SECTION("every form of selector takes it; each build is forced once") {
+    CHECK(labels(select({"ft+gil", "3.13.1t+gil", "3.13t+gil", " 3.13t+gil "}).selected) ==
+          std::vector<std::string>{"3.13.1t+gil"});
+    CHECK(labels(select({"/py/3.13t/bin/python3+gil"}).selected) == std::vector<std::string>{"3.13.1t+gil"});
+  }
+  SECTION("on a GIL build it is a skip with the reason") {
+    Selection s = select({"3.13+gil"});
+    CHECK(s.selected.empty());
+    REQUIRE(s.skipped.size() == 1);
+    CHECK(s.skipped[0].selector == "3.13+gil");
+    CHECK(s.skipped[0].label == "3.13.1");
+    CHECK_THAT(s.skipped[0].reason, Catch::Matchers::StartsWith("+gil forces the GIL on in a free-threaded build"));
+    // A range keeps its free-threaded builds and skips the others.
+    Selection range = select({">=3.13+gil"});
+    CHECK(labels(range.selected) == std::vector<std::string>{"3.13.1t+gil"});
+    REQUIRE(range.skipped.size() == 1);
+    CHECK(range.skipped[0].label == "3.13.1");
+  }
+  SECTION("nothing matches: skipped under the selector as written") {
+    Selection s = select({"3.14t+gil"});
+    REQUIRE(s.skipped.size() == 1);
+    CHECK(s.skipped[0].selector == "3.14t+gil");
+    CHECK(s.skipped[0].reason == "no free-threaded build matches 3.14t (" + kFound + ")");
+  }
+  SECTION("a probed path keeps its path in the label") {
+    gilhost::PathProber prober = [](const std::string& path, std::string&) -> std::optional<Interpreter> {
+      Interpreter i = make(path, "3.14.0", true);
+      i.label = i.short_label() + " (" + path + ")";
+      return i;
+    };
+    Selection s = select({"/x/python3.14t", "/x/python3.14t+gil"}, prober);
+    CHECK(labels(s.selected) == std::vector<std::string>{"3.14.0t (/x/python3.14t)", "3.14.0t+gil (/x/python3.14t)"});
+  }
+}
+
+TEST_CASE("strip_gil_suffix and with_gil_forced", "[discover][selector]") {
+  std::string s = "3.14t+gil";
+  CHECK(gilhost::strip_gil_suffix(s));
+  CHECK(s == "3.14t");
+  CHECK_FALSE(gilhost::strip_gil_suffix(s));
+  CHECK(s == "3.14t");
+  std::string bare = "+gil";  // nothing to force
+  CHECK_FALSE(gilhost::strip_gil_suffix(bare));
+
+  Interpreter i = make("/py/3.14t/bin/python3", "3.14.7", true);
+  i.label = "3.14.7t";
+  Interpreter forced = gilhost::with_gil_forced(i);
+  CHECK(forced.label == "3.14.7t+gil");
+  CHECK(forced.short_label() == "3.14.7t+gil");
+  CHECK(gilhost::with_gil_forced(forced).label == "3.14.7t+gil");
+  Interpreter back = Interpreter::from_json(forced.to_json());
+  CHECK(back.gil_forced);
+  CHECK(back.label == "3.14.7t+gil");
+  CHECK_FALSE(Interpreter::from_json(i.to_json()).gil_forced);
+}
+
 namespace {
 std::vector<std::string> candidate_list(const std::vector<Candidate>& cs) {
   std::vector<std::string> out;

@@ -232,3 +232,26 @@ TEST_CASE("check_expectations: python and free_threaded conditions select what a
   CHECK(descriptions(on_313) == std::vector<std::string>{"status ok", "python >=3.13, GIL build: result != 0"});
   CHECK(on_313[1].ok);
 }
+
+TEST_CASE("check_expectations: the gil condition follows the GIL a run starts with, forced or not", "[expect]") {
+  Case c;
+  Expectation serial = result_check("lt", 1.5);
+  serial.gil = true;
+  Expectation parallel = result_check("gt", 1.5);
+  parallel.gil = false;
+  c.expects = {serial, parallel};
+
+  auto applied = [&](bool free_threaded, bool forced) {
+    RunFacts f = ok_run(1.0);
+    f.gil_forced = forced;
+    std::vector<std::string> out;
+    for (const auto& r : gilhost::check_expectations(c, Version{3, 14, 0}, free_threaded, f))
+      out.push_back(r.description + (r.ok ? "" : " ✗"));
+    return out;
+  };
+  // A GIL build and a free-threaded build with its GIL forced on both run with the GIL.
+  CHECK(applied(false, false) == std::vector<std::string>{"status ok", "with the GIL: result < 1.5"});
+  CHECK(applied(true, true) == std::vector<std::string>{"status ok", "with the GIL: result < 1.5"});
+  // A plain free-threaded build runs without: the other expectation applies (and fails on 1.0).
+  CHECK(applied(true, false) == std::vector<std::string>{"status ok", "without the GIL: result > 1.5 ✗"});
+}

@@ -141,6 +141,7 @@ sweep = { n = [5, 6] }
   [[case.expect]]
   python = ">=3.10,<3.13"
   free_threaded = false
+  gil = true
   key = "counter"
   result_lt = 4000000
   note = "the race loses updates"
@@ -220,6 +221,7 @@ TEST_CASE("loader: a valid file, no profile", "[config][loader]") {
   REQUIRE(e.python);
   CHECK(e.python->text() == ">=3.10,<3.13");
   CHECK(e.free_threaded == false);
+  CHECK(e.gil == true);
   CHECK(e.key == "counter");
   REQUIRE(e.result_checks.size() == 1);
   CHECK(e.result_checks[0].first == "lt");
@@ -372,12 +374,17 @@ python = ">=3.10"
 free_threaded = true
 [[case.expect]]
 result_lt = "big"
+[[case.expect]]
+gil = "shared"
+status = "ok"
 )");
   auto spec = only_error(errors, "bad version spec '3.x'");
   check_at(spec, sb.toml_path, 7, 10);
   check_at(only_error(errors, "this expectation checks nothing"), sb.toml_path, 9, 1);
   check_at(only_error(errors, "'result_lt' compares numbers"), sb.toml_path, 13, 13);
-  CHECK(errors.size() == 3);
+  // The condition is a bool, not the case's own `gil = "own" | "shared"`.
+  check_at(only_error(errors, "'gil' must be true or false"), sb.toml_path, 15, 7);
+  CHECK(errors.size() == 4);
 }
 
 TEST_CASE("loader: an unknown profile", "[config][loader][errors]") {

@@ -7,6 +7,7 @@
 #include "util/strings.hpp"
 
 using gilhost::Cell;
+using gilhost::ReportContext;
 using gilhost::Stats;
 using gilhost::Summary;
 using nlohmann::json;
@@ -267,4 +268,51 @@ TEST_CASE("format_wall: median and spread", "[report][table]") {
   Stats s = gilhost::compute_stats({0.31, 0.312, 0.315});
   CHECK(gilhost::format_wall(s) == gilhost::format_seconds(0.312) + " ±0.6%");
   CHECK(gilhost::format_wall(gilhost::compute_stats({1.5})) == gilhost::format_seconds(1.5));
+}
+
+TEST_CASE("gil_text: forced, re-enabled by a named module, or for a reason the results do not give", "[report][summary]") {
+  const std::string ft = "3.14.7t", forced = "3.14.7t+gil";
+  auto gil_run = [&](const std::string& c, const std::string& interp, bool on) {
+    json r = run(c, interp, 0, 1.0);
+    r["free_threaded"] = true;
+    r["gil_enabled"] = on;
+    return r;
+  };
+  json reenabled = gil_run("ext", ft, true);
+  reenabled["gil_reenabled_by"] = json::array({"noslot"});
+  json reenabled2 = gil_run("ext", ft, true);
+  reenabled2["repeat"] = 1;
+  reenabled2["gil_reenabled_by"] = json::array({"noslot", "other"});
+  json forced_run = gil_run("ext", forced, true);
+  forced_run["gil_forced"] = true;
+  json old_file = gil_run("old", ft, true);  // a results file from before gil_reenabled_by
+  Summary s = gilhost::summarize({reenabled, reenabled2, forced_run, old_file, gil_run("plain", ft, false),
+                                  run("plain", "3.12.4", 0, 1.0)},
+                                 "");
+  CHECK(cell(s, "ext", ft).gil_reenabled_by == std::vector<std::string>{"noslot", "other"});
+  CHECK(gilhost::gil_text(cell(s, "ext", ft)) == "GIL re-enabled by noslot, other");
+  CHECK(gilhost::gil_text(cell(s, "ext", forced)) == "on (forced)");
+  CHECK(gilhost::gil_text(cell(s, "old", ft)) == "ON (re-enabled)");
+  CHECK(gilhost::gil_text(cell(s, "plain", ft)) == "off");
+  CHECK(gilhost::gil_text(cell(s, "plain", "3.12.4")) == "on");
+  json no_gil_field = run("plain", "3.12.4", 0, 1.0);
+  no_gil_field.erase("gil_enabled");
+  CHECK(gilhost::gil_text(cell(gilhost::summarize({no_gil_field}, ""), "plain", "3.12.4")) == "-");
+
+  // The terminal report's details say it in the gil column.
+  const std::string text = gilhost::render_report(s, ReportContext{});
+  CHECK(text.find("GIL re-enabled by noslot, other") != std::string::npos);
+  CHECK(text.find("on (forced)") != std::string::npos);
+}
+
+TEST_CASE("summarize: a run whose case never started has no wall time to show", "[report][summary]") {
+  json never = errored(run("sub", "3.14.7t", 0, 0.0), "SubinterpreterError");
+  json ran = errored(run("sub", "3.14.7t", 1, 0.5), "ValueError");
+  Summary s = gilhost::summarize({never}, "");
+  CHECK(cell(s, "sub", "3.14.7t").wall_s.n == 0);
+  CHECK(gilhost::format_wall(cell(s, "sub", "3.14.7t").wall_s) == "-");
+  CHECK(cell(s, "sub", "3.14.7t").result_text == "SubinterpreterError");
+  Summary both = gilhost::summarize({never, ran}, "");
+  CHECK(cell(both, "sub", "3.14.7t").wall_s.n == 1);
+  CHECK(cell(both, "sub", "3.14.7t").wall_s.median == Approx(0.5));
 }
