@@ -92,7 +92,7 @@ Selection select_interpreters(const std::vector<Interpreter>& found, const std::
     } else if (is_range) {
       for (const auto* i : matches) add(sel, taken, *i);
     } else {
-      // "3.12": the newest 3.12.x; the first found wins a tie (discovery order: explicit, pyenv, uv, PATH).
+      // "3.12": the newest 3.12.x; the first found wins a tie (discovery order: explicit, gilhost build, pyenv, uv, PATH).
       const Interpreter* best = matches.front();
       for (const auto* i : matches)
         if (best->version < i->version) best = i;
