@@ -451,6 +451,7 @@ int cmd_build(const BuildCommand& bc) {
     return 0;
   }
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_build_signal);
+  std::signal(SIGPIPE, SIG_IGN);  // a reader of our output that goes away must not kill us mid-build
   BuildEnvironment env;
   env.gilhost_version = GILHOST_VERSION;
   env.downloads_dir = (fs::path(cache_dir()) / "downloads").string();
@@ -557,19 +558,21 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host", "file", "none"}));
   merge->add_flag("--force", merge_force, "Replace OUT if it exists");
 
-  auto* build = app.add_subcommand("build", "Build CPython (a tarball, its URL or a source tree) into gilhost's data folder, "
-                                            "shared, optionally free-threaded; also --list and --remove LABEL");
+  auto* build = app.add_subcommand("build", "Build CPython (tarball, URL or source tree) into gilhost's data folder; --list, --remove");
   BuildCommand bc;
   build->add_option("source", bc.request.source,
-                    "A tarball (.tar.xz, .tar.gz, .tgz, .tar.bz2), its http(s) URL (downloaded into the cache), or a CPython source tree");
+                    "A tarball (.tar.xz, .tar.gz, .tgz, .tar.bz2), its http(s) URL (downloaded into the cache), or a CPython source tree")
+      ->type_name("SOURCE");
   build->add_flag("--free-threaded", bc.request.free_threaded, "Configure with --disable-gil (the label ends in t: 3.14.7t)");
-  build->add_option("-j,--jobs", bc.request.jobs, "Jobs for make (default: the cores available)")->check(whole_number_at_least(1));
-  build->add_option("--label", bc.request.label, "Name of the build (default: version, t if free-threaded, a suffix for configure arguments)");
-  build->add_option("--sha256", bc.request.sha256, "Check the tarball (or download) against this SHA-256");
+  build->add_option("-j,--jobs", bc.request.jobs, "Jobs for make (default: the cores available)")
+      ->check(whole_number_at_least(1))->type_name("N");
+  build->add_option("--label", bc.request.label, "Name of the build (default: version, t if free-threaded, a suffix for configure arguments)")
+      ->type_name("NAME");
+  build->add_option("--sha256", bc.request.sha256, "Check the tarball (or download) against this SHA-256")->type_name("HEX");
   build->add_flag("--force", bc.request.force, "Build again even if the same build exists; replace a different one under the label");
   build->add_flag("--list", bc.list, "List the builds made by gilhost build");
   build->add_flag("--json", bc.json, "With --list: print JSON");
-  build->add_option("--remove", bc.remove, "Remove the build LABEL");
+  build->add_option("--remove", bc.remove, "Remove the build LABEL")->type_name("LABEL");
   build->footer("Configure arguments go after --, e.g. gilhost build Python-3.14.7.tar.xz --free-threaded -- --with-pydebug\n"
                 "Builds go to $XDG_DATA_HOME/gilhost/pythons/LABEL (~/.local/share/gilhost/...), logs to .../gilhost/logs/;\n"
                 "gilhost pythons finds them (source \"gilhost build\"). See docs/build.md.");

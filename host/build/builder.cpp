@@ -141,7 +141,8 @@ BuildOutcome build_python(const BuildRequest& r, const BuildStore& store, const 
     throw bad_input("the data folder " + store.root() + " has characters a build prefix cannot take (spaces, commas, quotes); "
                     "point XDG_DATA_HOME at another folder");
 
-  TempDir work(store.tmp_dir(), "build");
+  TempDir::remove_orphans(store.tmp_dir());
+  TempDir work = TempDir::owned(store.tmp_dir(), "build");
   std::string tree = source.location;
   if (!tarball.empty()) {
     // A few seconds with nothing to say on success: a passing line on a terminal, else nothing.

@@ -110,7 +110,8 @@ std::string fetch_url(const std::string& url, const std::string& downloads_dir, 
   note("downloading " + url);
   // Into a folder of its own beside the final name: an interrupted download leaves nothing, and the
   // finished one is renamed into place.
-  TempDir part(downloads_dir, ".download");
+  TempDir::remove_orphans(downloads_dir);
+  TempDir part = TempDir::owned(downloads_dir, "download");
   const std::string part_file = (fs::path(part.path()) / "file").string();
   std::string err;
   ProcessOptions o;

@@ -50,7 +50,7 @@ void BuildStore::install(const std::string& staged, const std::string& label, bo
     return;
   }
   // A filesystem without RENAME_EXCHANGE: move the old one aside first.
-  TempDir old(tmp_dir(), "replaced-" + label);
+  TempDir old = TempDir::owned(tmp_dir(), "replaced-" + label);
   const std::string aside = (fs::path(old.path()) / "build").string();
   fs::rename(target, aside);
   fs::rename(staged, target);
@@ -61,7 +61,7 @@ bool BuildStore::remove(const std::string& label) const {
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(target, ec))) return false;
   // Out of pythons/ in one rename (discovery never sees half a build), then deleted with the TempDir.
-  TempDir gone(tmp_dir(), "removed-" + label);
+  TempDir gone = TempDir::owned(tmp_dir(), "removed-" + label);
   fs::rename(target, fs::path(gone.path()) / "build");
   return true;
 }

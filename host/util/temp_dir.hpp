@@ -16,6 +16,13 @@ class TempDir {
   TempDir& operator=(TempDir&& other) noexcept;
   ~TempDir();
 
+  // A TempDir named for this process, PARENT/PID-WHAT-XXXXXX, so that a later process can tell the
+  // folders of live processes from those of dead ones.
+  static TempDir owned(const std::string& parent, const std::string& what);
+  // Removes the folders of `parent` that owned() made for processes no longer running: one killed with
+  // SIGKILL (or by a power cut) had no chance to remove its own.
+  static void remove_orphans(const std::string& parent);
+
   const std::string& path() const { return path_; }
 
  private:

@@ -358,6 +358,34 @@ TEST_CASE("build: Ctrl-C or SIGTERM mid-build kills the step and leaves nothing"
   }
 }
 
+TEST_CASE("build: a build killed outright leaves its temporary folder, which the next build removes", "[e2e][build]") {
+  Workspace w;
+  const fs::path mark = w.tmp / "make.pid", self = w.tmp / "gilhost.pid";
+  {
+    ScopedEnv marking("FAKE_CPYTHON_MARK", mark.c_str());
+    gilhost::Captured c;
+    std::thread run([&] {
+      c = gilhost::run_capture(
+          {"/bin/sh", "-c", "echo $$ > '" + self.string() + "'; exec '" + kGilhost + "' build '" + w.tarball.string() + "'"}, 60);
+    });
+    for (int i = 0; i < 1000 && !(fs::exists(mark) && fs::file_size(mark) > 0); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const bool compiling = fs::exists(mark) && fs::file_size(mark) > 0;
+    if (compiling) ::kill(std::stoi(slurp(self)), SIGKILL);
+    run.join();
+    REQUIRE(compiling);
+    // make died with gilhost (PR_SET_PDEATHSIG); its recipe, in make's process group, is ended here.
+    const pid_t group = ::getpgid(std::stoi(slurp(mark)));
+    if (group > 0) ::kill(-group, SIGKILL);
+  }
+  CHECK(w.builds().empty());
+  CHECK(w.temporaries().size() == 1);
+  const auto c = gilhost_cmd({"build", w.tarball.string()});
+  CHECK(c.exit_code == 0);
+  CHECK(w.builds() == std::vector<std::string>{"3.14.7"});
+  CHECK(w.temporaries().empty());
+}
+
 TEST_CASE("build: bad input is one line on stderr and exit status 2, and changes nothing", "[e2e][build]") {
   Workspace w;
   write_file(w.tmp / "broken.tar.xz", std::string(4096, 'x'));
@@ -395,5 +423,109 @@ TEST_CASE("build: bad input is one line on stderr and exit status 2, and changes
   CHECK(gilhost_cmd({"build", t, "-j", "0"}).exit_code == 2);
   CHECK(gilhost_cmd({"build", t, "--no-such-option"}).exit_code == 2);
   CHECK(w.builds().empty());
+  CHECK(w.temporaries().empty());
+}
+
+namespace {
+
+// Python's http.server on a free port of 127.0.0.1, serving `root` until the object goes; each path asked
+// for is appended to `requests`.
+class LocalServer {
+ public:
+  LocalServer(const std::string& python, const fs::path& root, const fs::path& work)
+      : port_file_(work / "port"), stop_file_(work / "stop"), requests_(work / "requests") {
+    static const char* code = R"PY(
+import http.server, os, sys
+root, port_file, stop, requests = sys.argv[1:5]
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *a, **k):
+        super().__init__(*a, directory=root, **k)
+    def log_message(self, *a):
+        with open(requests, "a") as f:
+            f.write(self.path + "\n")
+server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+server.timeout = 0.05
+with open(port_file + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+os.rename(port_file + ".tmp", port_file)
+while not os.path.exists(stop):
+    server.handle_request()
+)PY";
+    thread_ = std::thread([=] {
+      gilhost::run_capture({python, "-c", code, root.string(), port_file_.string(), stop_file_.string(), requests_.string()}, 300);
+    });
+    for (int i = 0; i < 1000 && !fs::exists(port_file_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  LocalServer(const LocalServer&) = delete;
+  LocalServer& operator=(const LocalServer&) = delete;
+  ~LocalServer() {
+    write_file(stop_file_, "");
+    thread_.join();
+  }
+  bool up() const { return fs::exists(port_file_); }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + slurp(port_file_) + "/" + path; }
+  std::vector<std::string> requests() const { return lines_of(slurp(requests_)); }
+
+ private:
+  fs::path port_file_, stop_file_, requests_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("build: a URL is downloaded into the cache once, checked, and reused", "[e2e][build][download]") {
+  const std::string python = gilhost_test::find_on_path("python3");
+  if (python.empty() || gilhost_test::find_on_path("curl").empty()) {
+    WARN("no python3 or curl on PATH: the download is not tested");
+    return;
+  }
+  Workspace w;
+  fs::create_directories(w.tmp / "server");
+  LocalServer server(python, w.tmp.path(), w.tmp / "server");
+  REQUIRE(server.up());
+  const std::string name = w.tarball.filename().string();
+  const std::string url = server.url(name);
+  const std::string sha = gilhost::sha256_file(w.tarball.string());
+  const fs::path downloads = w.tmp / "cache/gilhost/downloads";
+
+  const auto c = gilhost_cmd({"build", url, "--free-threaded", "--sha256", sha});
+  INFO(c.err);
+  REQUIRE(c.exit_code == 0);
+  CHECK(c.err.find("gilhost: downloading " + url + "\n") != std::string::npos);
+  const json m = json::parse(slurp(w.pythons / "3.14.7t/gilhost-build.json"));
+  CHECK(m["source"] == url);
+  CHECK(m["source_kind"] == "url");
+  CHECK(m["source_sha256"] == sha);
+  const auto kept = Workspace::names(downloads);
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0].substr(9) == name);
+  CHECK(kept[1] == kept[0] + ".sha256");
+  CHECK(slurp(downloads / kept[0]) == slurp(w.tarball));
+  CHECK(server.requests() == std::vector<std::string>{"/" + name});
+
+  // The same URL: the same build, nothing to do; with --force, built again from the kept download.
+  CHECK(gilhost_cmd({"build", url, "--free-threaded"}).err.find("already built") != std::string::npos);
+  const auto forced = gilhost_cmd({"build", url, "--free-threaded", "--force"});
+  CHECK(forced.exit_code == 0);
+  CHECK(forced.err.find("gilhost: using the download kept in " + (downloads / kept[0]).string()) != std::string::npos);
+  CHECK(server.requests().size() == 1);
+
+  // A kept file that no longer matches its checksum is downloaded again.
+  write_file(downloads / kept[0], "damaged");
+  CHECK(gilhost_cmd({"build", url, "--free-threaded", "--force"}).exit_code == 0);
+  CHECK(server.requests().size() == 2);
+  CHECK(slurp(downloads / kept[0]) == slurp(w.tarball));
+
+  // A checksum that differs, and a file the server does not have: exit 2, nothing kept of either.
+  const auto bad_sum = gilhost_cmd({"build", url + "?again", "--sha256", std::string(64, 'a')});
+  CHECK(bad_sum.exit_code == 2);
+  CHECK(bad_sum.err.find("gilhost: the sha256 of " + url + "?again is " + sha + ", not " + std::string(64, 'a')) !=
+        std::string::npos);
+  const auto missing = gilhost_cmd({"build", server.url("nothing.tar.xz")});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("gilhost: cannot download " + server.url("nothing.tar.xz") + ": ") != std::string::npos);
+  CHECK(missing.err.find("404") != std::string::npos);
+  CHECK(Workspace::names(downloads) == kept);
+  CHECK(w.builds() == std::vector<std::string>{"3.14.7t"});
   CHECK(w.temporaries().empty());
 }

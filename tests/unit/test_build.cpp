@@ -471,6 +471,21 @@ TEST_CASE("TempDir: made under its parent, removed with its contents", "[build][
   CHECK(entries(tmp / "a/b").empty());
 }
 
+TEST_CASE("TempDir::owned: named for this process; remove_orphans takes only those of dead processes", "[build][tempdir]") {
+  TempDir tmp;
+  const std::string self = std::to_string(::getpid());
+  gilhost::TempDir mine = gilhost::TempDir::owned(tmp.str(), "build");
+  CHECK(fs::path(mine.path()).filename().string().rfind(self + "-build-", 0) == 0);
+  fs::create_directories(tmp / "999999999-build-abcdef/src");  // above any pid_max: no such process
+  fs::create_directories(tmp / "1-build-abcdef");                // init: alive (or not ours to judge)
+  fs::create_directories(tmp / "staging");
+  fs::create_directories(tmp / "-build-x");
+  gilhost::TempDir::remove_orphans(tmp.str());
+  CHECK(entries(tmp.path()) ==
+        std::vector<std::string>{"-build-x", "1-build-abcdef", fs::path(mine.path()).filename().string(), "staging"});
+  gilhost::TempDir::remove_orphans((tmp / "missing").string());  // nothing there: nothing to do
+}
+
 TEST_CASE("run_process: output, cwd, environment, exit status, and an interrupt that kills the group", "[build][process]") {
   TempDir tmp;
   std::string out, err;
