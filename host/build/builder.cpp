@@ -171,7 +171,9 @@ BuildOutcome build_python(const BuildRequest& r, const BuildStore& store, const 
   StepRunner steps(new_log_path(store.logs_dir(), m.label), 4, env.tty);
   m.log = steps.log_path();
   m.jobs = r.jobs > 0 ? r.jobs : available_cores();
-  m.configure_command = configure_command(tree, prefix, r);
+  const std::vector<std::string> configure = configure_command(tree, prefix, r);
+  m.configure_command = configure;
+  m.configure_command.front() = "./configure";  // the temporary folder it ran from is gone once built
   steps.note("building " + m.label + " from " + r.source + " into " + prefix + "; log: " + m.log);
   const std::int64_t start = monotonic_ns();
 
@@ -183,7 +185,7 @@ BuildOutcome build_python(const BuildRequest& r, const BuildStore& store, const 
   in_build.interrupt = env.interrupt;
 
   // Out of the source tree: a tree of the user's is left as it was.
-  StepOutcome configured = steps.run("configure", m.configure_command, in_build);
+  StepOutcome configured = steps.run("configure", configure, in_build);
   check_interrupt(env);
   if (!configured.ok()) step_failed(m.label, "configure", configured, m.log);
 

@@ -161,6 +161,8 @@ TEST_CASE("build: a tarball lands in DATA/pythons/LABEL, smoke-tested, with its 
   CHECK(m["source_kind"] == "tarball");
   CHECK(m["source_sha256"] == gilhost::sha256_file(w.tarball.string()));
   CHECK(m["configure_args"] == json::array());
+  CHECK(m["configure_command"] == json::array({"./configure", "--prefix=" + prefix, "--enable-shared", "--disable-gil",
+                                               "LDFLAGS=-Wl,--enable-new-dtags,-rpath," + prefix + "/lib"}));
   CHECK(m["jobs"] == 3);
   CHECK(m["build_seconds"].get<double>() >= 0);
   CHECK(!m["gilhost_version"].get<std::string>().empty());
@@ -329,29 +331,48 @@ TEST_CASE("build: a staged build that is not what was asked fails the smoke test
   CHECK(w.builds() == std::vector<std::string>{"3.14.7"});
 }
 
+namespace {
+
+struct Signalled {
+  bool compiling = false;  // make reached its compile and waited there for the signal
+  pid_t recipe = 0;        // the pid of make's recipe shell
+  gilhost::Captured result;
+};
+
+// Runs `gilhost build TARBALL` and sends it `sig` while make is compiling.
+Signalled signal_mid_compile(const Workspace& w, int sig) {
+  const fs::path mark = w.tmp / "make.pid", self = w.tmp / "gilhost.pid";
+  ScopedEnv marking("FAKE_CPYTHON_MARK", mark.c_str());
+  Signalled s;
+  // The shell writes its pid and becomes gilhost.
+  std::thread run([&] {
+    s.result = gilhost::run_capture(
+        {"/bin/sh", "-c", "echo $$ > '" + self.string() + "'; exec '" + kGilhost + "' build '" + w.tarball.string() + "'"}, 60);
+  });
+  for (int i = 0; i < 1000 && !s.compiling; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    s.compiling = fs::exists(mark) && fs::file_size(mark) > 0;
+  }
+  if (s.compiling) {
+    s.recipe = std::stoi(slurp(mark));
+    ::kill(std::stoi(slurp(self)), sig);
+  }
+  run.join();
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("build: Ctrl-C or SIGTERM mid-build kills the step and leaves nothing", "[e2e][build]") {
   for (int sig : {SIGINT, SIGTERM}) {
     DYNAMIC_SECTION("signal " << sig) {
       Workspace w;
-      const fs::path mark = w.tmp / "make.pid", self = w.tmp / "gilhost.pid";
-      ScopedEnv marking("FAKE_CPYTHON_MARK", mark.c_str());
-      gilhost::Captured c;
-      // The shell writes its pid and becomes gilhost.
-      std::thread run([&] {
-        c = gilhost::run_capture({"/bin/sh", "-c", "echo $$ > '" + self.string() + "'; exec '" + kGilhost + "' build '" +
-                                                       w.tarball.string() + "'"},
-                                 60);
-      });
-      for (int i = 0; i < 1000 && !(fs::exists(mark) && fs::file_size(mark) > 0); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      const bool compiling = fs::exists(mark) && fs::file_size(mark) > 0;
-      if (compiling) ::kill(std::stoi(slurp(self)), sig);
-      run.join();
-      REQUIRE(compiling);
-      INFO(c.err);
-      CHECK(c.exit_code == 128 + sig);
-      CHECK(c.err.find("interrupted; nothing was installed") != std::string::npos);
-      CHECK(gilhost_test::process_gone(std::stoi(slurp(mark))));  // make's recipe, killed with its group
+      const Signalled s = signal_mid_compile(w, sig);
+      REQUIRE(s.compiling);
+      INFO(s.result.err);
+      CHECK(s.result.exit_code == 128 + sig);
+      CHECK(s.result.err.find("interrupted; nothing was installed") != std::string::npos);
+      CHECK(gilhost_test::process_gone(s.recipe));  // killed with make's process group
       CHECK(w.builds().empty());
       CHECK(w.temporaries().empty());
     }
@@ -360,24 +381,11 @@ TEST_CASE("build: Ctrl-C or SIGTERM mid-build kills the step and leaves nothing"
 
 TEST_CASE("build: a build killed outright leaves its temporary folder, which the next build removes", "[e2e][build]") {
   Workspace w;
-  const fs::path mark = w.tmp / "make.pid", self = w.tmp / "gilhost.pid";
-  {
-    ScopedEnv marking("FAKE_CPYTHON_MARK", mark.c_str());
-    gilhost::Captured c;
-    std::thread run([&] {
-      c = gilhost::run_capture(
-          {"/bin/sh", "-c", "echo $$ > '" + self.string() + "'; exec '" + kGilhost + "' build '" + w.tarball.string() + "'"}, 60);
-    });
-    for (int i = 0; i < 1000 && !(fs::exists(mark) && fs::file_size(mark) > 0); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const bool compiling = fs::exists(mark) && fs::file_size(mark) > 0;
-    if (compiling) ::kill(std::stoi(slurp(self)), SIGKILL);
-    run.join();
-    REQUIRE(compiling);
-    // make died with gilhost (PR_SET_PDEATHSIG); its recipe, in make's process group, is ended here.
-    const pid_t group = ::getpgid(std::stoi(slurp(mark)));
-    if (group > 0) ::kill(-group, SIGKILL);
-  }
+  const Signalled s = signal_mid_compile(w, SIGKILL);
+  REQUIRE(s.compiling);
+  // make died with gilhost (PR_SET_PDEATHSIG); its recipe, in make's process group, is ended here.
+  const pid_t group = ::getpgid(s.recipe);
+  if (group > 0) ::kill(-group, SIGKILL);
   CHECK(w.builds().empty());
   CHECK(w.temporaries().size() == 1);
   const auto c = gilhost_cmd({"build", w.tarball.string()});
