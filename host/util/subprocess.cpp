@@ -80,7 +80,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     dfl.sa_handler = SIG_DFL;
     ::sigaction(SIGPIPE, &dfl, nullptr);
     if (::getppid() != parent) ::_exit(127);
-    const int devnull = ::open("/dev/null", O_RDONLY);
+    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull >= 0) ::dup2(devnull, 0);
     ::dup2(out.write.get(), 1);
     ::dup2(err_target, 2);
@@ -98,7 +98,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   const std::int64_t deadline = o.timeout_s > 0 ? monotonic_ns() + static_cast<std::int64_t>(o.timeout_s * 1e9) : 0;
   bool open_out = true, open_err = !o.merge_stderr;
   int status = 0;
-  bool reaped = false;
+  bool reaped = false, lost = false;  // lost: waitpid failed, so no status to report
   while (!reaped) {
     if (!res.interrupted && o.interrupt && o.interrupt->load() != 0) {
       res.interrupted = true;
@@ -123,12 +123,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     pid_t r;
     while ((r = ::waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR) {
     }
-    reaped = r == pid || r < 0;
+    lost = r < 0;
+    reaped = r == pid || lost;
   }
   // The child is gone; what it wrote is in the pipes.
   if (open_out) read_some(out.read.get(), 1, sink);
   if (open_err) read_some(err.read.get(), 2, sink);
-  if (!res.timed_out && !res.interrupted) {
+  if (!res.timed_out && !res.interrupted && !lost) {
     if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) res.signal = WTERMSIG(status);
   }

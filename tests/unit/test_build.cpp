@@ -21,10 +21,12 @@
 #include "build/steps.hpp"
 #include "build/store.hpp"
 #include "helpers.hpp"
+#include "util/paths.hpp"
 #include "util/sha256.hpp"
 #include "util/subprocess.hpp"
 #include "util/temp_dir.hpp"
 
+using gilhost_test::ScopedEnv;
 using gilhost_test::slurp;
 using gilhost_test::TempDir;
 using gilhost_test::write_file;
@@ -452,6 +454,21 @@ TEST_CASE("store: builds listed, moved into place, replaced and removed", "[buil
   CHECK_FALSE(fs::exists(tmp / "gilhost/pythons/3.14.7t"));
   CHECK_FALSE(store.remove("3.14.7t"));
   CHECK(entries(tmp / "gilhost/tmp") == std::vector<std::string>{"staging"});  // no leftover of the removal
+}
+
+TEST_CASE("data_dir: $XDG_DATA_HOME/gilhost, else ~/.local/share/gilhost; a relative one is ignored", "[build][paths]") {
+  ScopedEnv home("HOME", "/home/someone");
+  {
+    ScopedEnv xdg("XDG_DATA_HOME", "/srv/data/");
+    CHECK(gilhost::data_dir() == "/srv/data/gilhost");
+    CHECK(gilhost::builds_dir() == "/srv/data/gilhost/pythons");
+  }
+  {
+    ScopedEnv xdg("XDG_DATA_HOME", "relative/data");
+    CHECK(gilhost::data_dir() == "/home/someone/.local/share/gilhost");
+  }
+  ScopedEnv unset("XDG_DATA_HOME", nullptr);
+  CHECK(gilhost::data_dir() == "/home/someone/.local/share/gilhost");
 }
 
 TEST_CASE("TempDir: made under its parent, removed with its contents", "[build][tempdir]") {
