@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -41,11 +42,13 @@ void check_interrupt(const BuildEnvironment& env) {
   if (env.interrupt && env.interrupt->load() != 0) throw interrupted(env.interrupt->load());
 }
 
-// The configure command: the user's arguments after gilhost's own, their LDFLAGS joined to the rpath.
+// The configure command: the user's arguments after gilhost's own, their LDFLAGS (from the environment,
+// which an LDFLAGS= argument would override, then from the arguments) joined to the rpath.
 std::vector<std::string> configure_command(const std::string& tree, const std::string& prefix, const BuildRequest& r) {
   // --enable-new-dtags: a RUNPATH, which LD_LIBRARY_PATH overrides, so the smoke test loads the staged
   // libpython even where an older build already sits at the final place (--force).
   std::string ldflags = "LDFLAGS=-Wl,--enable-new-dtags,-rpath," + prefix + "/lib";
+  if (const char* env = std::getenv("LDFLAGS"); env && *env) ldflags += std::string(" ") + env;
   std::vector<std::string> rest;
   for (const auto& a : r.configure_args) {
     if (starts_with(a, "LDFLAGS=")) ldflags += " " + a.substr(8);

@@ -264,7 +264,9 @@ TEST_CASE("build: a source tree, configure arguments, labels, and a label taken 
   CHECK(again.exit_code == 0);
   CHECK(again.err.find("already built") != std::string::npos);
 
-  // The user's LDFLAGS join the rpath; an argument without a word of its own makes a hashed label.
+  // The user's LDFLAGS (environment, then argument) join the rpath; an argument without a word of its own
+  // makes a hashed label.
+  ScopedEnv env_ldflags("LDFLAGS", "-L/opt/env");
   const auto ld = gilhost_cmd({"build", w.tree.string(), "--", "LDFLAGS=-L/opt/x"});
   INFO(ld.err);
   REQUIRE(ld.exit_code == 0);
@@ -275,7 +277,7 @@ TEST_CASE("build: a source tree, configure arguments, labels, and a label taken 
   const std::string ld_prefix = (w.pythons / hashed).string();
   CHECK(lines_of(slurp(w.pythons / hashed / "lib/configure-args")) ==
         std::vector<std::string>{"--prefix=" + ld_prefix, "--enable-shared",
-                                 "LDFLAGS=-Wl,--enable-new-dtags,-rpath," + ld_prefix + "/lib -L/opt/x"});
+                                 "LDFLAGS=-Wl,--enable-new-dtags,-rpath," + ld_prefix + "/lib -L/opt/env -L/opt/x"});
   CHECK(gilhost_cmd({"build", "--remove", hashed}).exit_code == 0);
 
   // --label chooses the name; a different build under a taken label needs --force.
