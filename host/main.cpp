@@ -15,6 +15,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "build/builder.hpp"
+#include "build/error.hpp"
+#include "build/label.hpp"
+#include "build/request.hpp"
+#include "build/store.hpp"
 #include "config/loader.hpp"
 #include "discover/discover.hpp"
 #include "discover/selector.hpp"
@@ -62,6 +67,13 @@ extern "C" void on_terminate(int sig) {
   std::raise(sig);
 }
 
+// gilhost build stops at the next check (its current step's process group killed), its temporary folders
+// removed as the stack unwinds, and exits 128+N.
+std::atomic<int> g_build_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "written from a signal handler");
+
+extern "C" void on_build_signal(int sig) { g_build_signal.store(sig); }
+
 // CLI11's own range checks print the whole range of a double; these say what is wanted.
 CLI::Validator whole_number_at_least(long min) {
   return CLI::Validator(
@@ -108,7 +120,7 @@ Discovery discover_all(const CommonOptions& o, ProbeCache& cache) {
       strip_gil_suffix(p);  // a path+gil is that path's build, run with its GIL forced on
       d.explicit_paths.push_back(p);
     }
-  if (o.no_discovery) d.use_path = d.use_pyenv = d.use_uv = false;
+  if (o.no_discovery) d.use_path = d.use_pyenv = d.use_uv = d.use_gilhost_builds = false;
   return discover(d, cache);
 }
 
@@ -397,6 +409,82 @@ int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, co
   return 0;
 }
 
+// ---- build: CPython into gilhost's data folder ----
+
+int list_builds(const BuildStore& store, bool as_json) {
+  const auto builds = store.list();
+  if (as_json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& b : builds)
+      j.push_back({{"label", b.label}, {"path", b.path}, {"manifest", b.manifest ? b.manifest->to_json() : nlohmann::json()}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  if (builds.empty()) {
+    std::cout << "no builds in " << store.pythons_dir() << " (gilhost build SOURCE makes one)\n";
+    return 0;
+  }
+  TextTable t({"label", "version", "build", "configure args", "built (UTC)", "took", "source"});
+  for (const auto& b : builds) {
+    if (!b.manifest) {
+      t.add_row({b.label, "?", "?", "", "", "", "no " + std::string(kManifestName) + ": not made by gilhost build"});
+      continue;
+    }
+    const BuildManifest& m = *b.manifest;
+    t.add_row({b.label, m.version, m.free_threaded ? "free-threaded" : "GIL", join(m.configure_args, " "), m.built_at,
+               fmt_duration(m.build_seconds), m.source});
+  }
+  std::cout << t.render() << "in " << store.pythons_dir() << "\n";
+  return 0;
+}
+
+int cmd_build(const BuildCommand& bc) {
+  if (const std::string why = command_problem(bc); !why.empty()) {
+    std::cerr << "gilhost: build: " << why << "\n";
+    return 2;
+  }
+  const BuildStore store(data_dir());
+  if (bc.list) return list_builds(store, bc.json);
+  if (!bc.remove.empty()) {
+    if (!store.remove(bc.remove)) {
+      std::cerr << "gilhost: no build labelled " << bc.remove << " in " << store.pythons_dir() << " (gilhost build --list shows them)\n";
+      return 2;
+    }
+    std::cerr << "gilhost: removed " << bc.remove << " (" << store.build_path(bc.remove) << ")\n";
+    return 0;
+  }
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_build_signal);
+  std::signal(SIGPIPE, SIG_IGN);  // a reader of our output that goes away must not kill us mid-build
+  BuildEnvironment env;
+  env.gilhost_version = GILHOST_VERSION;
+  env.downloads_dir = (fs::path(cache_dir()) / "downloads").string();
+  env.interrupt = &g_build_signal;
+  env.tty = ::isatty(2);
+  BuildOutcome out;
+  try {
+    out = build_python(bc.request, store, env);
+  } catch (const BuildError& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    for (const auto& line : e.details) std::cerr << line << "\n";
+    return e.exit_code;
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: build: " << e.what() << "\n";
+    return 1;
+  }
+  if (!out.built) {
+    std::cerr << "gilhost: " << out.label << " is already built from the same source and arguments (" << out.path
+              << "); --force builds it again\n";
+    return 0;
+  }
+  for (const auto& w : out.warnings) std::cerr << "gilhost: warning: " << w << "\n";
+  const std::string python = (fs::path(out.path) / "bin" / "python3").string();
+  // A plain label is also a selector; one with a suffix is not (its version is), its path is.
+  const bool plain = out.label == derive_label(out.manifest.version, out.manifest.free_threaded, {});
+  std::cerr << "gilhost: built " << out.label << " in " << fmt_duration(out.manifest.build_seconds) << ": " << python << "\n"
+            << "gilhost: gilhost pythons lists it; gilhost run CONFIG -p " << (plain ? out.label : python) << " runs on it\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -430,7 +518,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> check_files;
   check->add_option("files", check_files, "Experiment TOML files")->required();
 
-  auto* pythons = app.add_subcommand("pythons", "List the Python builds found (PATH, pyenv, uv, $GILHOST_PYTHONS)");
+  auto* pythons = app.add_subcommand("pythons", "List the Python builds found (PATH, pyenv, uv, gilhost build, $GILHOST_PYTHONS)");
   pythons->add_option("-p,--python", co.pythons, "Also probe this path, and show what these selectors pick");
   pythons->add_flag("--json", as_json, "Print JSON");
   pythons->add_flag("--no-cache", co.no_cache, "Probe again instead of using the cache");
@@ -474,6 +562,25 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host", "file", "none"}));
   merge->add_flag("--force", merge_force, "Replace OUT if it exists");
 
+  auto* build = app.add_subcommand("build", "Build CPython (tarball, URL or source tree) into gilhost's data folder; --list, --remove");
+  BuildCommand bc;
+  build->add_option("source", bc.request.source,
+                    "A tarball (.tar.xz, .tar.gz, .tgz, .tar.bz2), its http(s) URL (downloaded into the cache), or a CPython source tree")
+      ->type_name("SOURCE");
+  build->add_flag("--free-threaded", bc.request.free_threaded, "Configure with --disable-gil (the label ends in t: 3.14.7t)");
+  build->add_option("-j,--jobs", bc.request.jobs, "Jobs for make (default: the cores available)")
+      ->check(whole_number_at_least(1))->type_name("N");
+  build->add_option("--label", bc.request.label, "Name of the build (default: version, t if free-threaded, a suffix for configure arguments)")
+      ->type_name("NAME");
+  build->add_option("--sha256", bc.request.sha256, "Check the tarball (or download) against this SHA-256")->type_name("HEX");
+  build->add_flag("--force", bc.request.force, "Build again even if the same build exists; replace a different one under the label");
+  build->add_flag("--list", bc.list, "List the builds made by gilhost build");
+  build->add_flag("--json", bc.json, "With --list: print JSON");
+  build->add_option("--remove", bc.remove, "Remove the build LABEL")->type_name("LABEL");
+  build->footer("Configure arguments go after --, e.g. gilhost build Python-3.14.7.tar.xz --free-threaded -- --with-pydebug\n"
+                "Builds go to $XDG_DATA_HOME/gilhost/pythons/LABEL (~/.local/share/gilhost/...), logs to .../gilhost/logs/;\n"
+                "gilhost pythons finds them (source \"gilhost build\"). See docs/build.md.");
+
   // CLI11 would say "A subcommand is required" of a misspelt one.
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
@@ -484,8 +591,19 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // gilhost build's configure arguments: everything after "--", kept from CLI11, which would take them
+  // for more SOURCEs.
+  int parsed_argc = argc;
+  if (argc > 1 && std::string(argv[1]) == "build") {
+    for (int i = 2; i < argc; ++i)
+      if (std::string(argv[i]) == "--") {
+        bc.request.configure_args.assign(argv + i + 1, argv + argc);
+        parsed_argc = i;
+        break;
+      }
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(parsed_argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
@@ -496,6 +614,7 @@ int main(int argc, char** argv) {
     if (*report) return cmd_report(rep);
     if (*exporter) return cmd_report(exp);
     if (*compare) return cmd_compare(cmp);
+    if (*build) return cmd_build(bc);
     if (*merge) {
       for (std::size_t i = 1; i < merge_args.size(); ++i)
         if (!fs::is_regular_file(merge_args[i])) {

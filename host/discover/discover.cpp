@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "util/paths.hpp"
 #include "util/strings.hpp"
 
 namespace fs = std::filesystem;
@@ -52,6 +53,8 @@ std::vector<Candidate> find_candidates(const DiscoverOptions& o) {
   for (const auto& p : split(env_or("GILHOST_PYTHONS", ""), ':'))
     if (!p.empty()) raw.push_back({p, "explicit"});
 
+  // gilhost build's folders share pyenv's layout (LABEL/bin/python3).
+  if (o.use_gilhost_builds) add_versions_dir(o.builds_dir.empty() ? builds_dir() : o.builds_dir, "gilhost build", raw);
   const std::string pyenv_root = o.pyenv_root.empty() ? env_or("PYENV_ROOT", home() + "/.pyenv") : o.pyenv_root;
   if (o.use_pyenv) add_versions_dir(fs::path(pyenv_root) / "versions", "pyenv", raw);
   if (o.use_uv) {

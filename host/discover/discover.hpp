@@ -1,5 +1,6 @@
 #pragma once
-// Finding Python builds: PATH, pyenv's versions folder, uv's managed installs, explicit paths.
+// Finding Python builds: PATH, pyenv's versions folder, uv's managed installs, gilhost build's own builds,
+// explicit paths.
 #include <string>
 #include <vector>
 
@@ -12,10 +13,12 @@ struct DiscoverOptions {
   bool use_path = true;
   bool use_pyenv = true;
   bool use_uv = true;
+  bool use_gilhost_builds = true;
   std::vector<std::string> explicit_paths;  // also from $GILHOST_PYTHONS (colon-separated)
   std::string path_env;                     // $PATH; empty: the process's own
   std::string pyenv_root;                   // empty: $PYENV_ROOT or ~/.pyenv
   std::string uv_dir;                       // empty: $UV_PYTHON_INSTALL_DIR or ~/.local/share/uv/python
+  std::string builds_dir;                   // empty: builds_dir(), $XDG_DATA_HOME/gilhost/pythons
 };
 
 struct Candidate {

@@ -83,7 +83,7 @@ void select_one(const std::vector<Interpreter>& found, const std::string& s, con
   } else if (is_range) {
     for (const auto* i : matches) picked.push_back(*i);
   } else {
-    // "3.12": the newest 3.12.x; the first found wins a tie (discovery order: explicit, pyenv, uv, PATH).
+    // "3.12": the newest 3.12.x; the first found wins a tie (discovery order: explicit, gilhost build, pyenv, uv, PATH).
     const Interpreter* best = matches.front();
     for (const auto* i : matches)
       if (best->version < i->version) best = i;

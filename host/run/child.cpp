@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,8 +57,6 @@ void reap_orphans() {
 }
 
 namespace {
-
-int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
 // In the vfork child, which shares our memory until it execs: system calls only (no allocation, no
 // locks, no return from here), with every signal blocked until the handlers are back to the defaults.

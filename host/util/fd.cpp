@@ -1,6 +1,7 @@
 #include "util/fd.hpp"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,6 +44,8 @@ bool write_all(int fd, const char* data, std::size_t size) {
   }
   return true;
 }
+
+int pidfd_open(int pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
 std::string read_file(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));

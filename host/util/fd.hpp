@@ -40,6 +40,8 @@ void set_cloexec(int fd, bool on);
 // Writes all bytes, retrying on EINTR and short writes; false on error.
 bool write_all(int fd, const char* data, std::size_t size);
 inline bool write_all(int fd, const std::string& s) { return write_all(fd, s.data(), s.size()); }
+// A descriptor that polls readable when process `pid` (our child) exits; -1 where the kernel has none.
+int pidfd_open(int pid);
 // Whole file as a string; throws std::system_error with the path.
 std::string read_file(const std::string& path);
 // Writes to path.tmp.PID, fsyncs and renames over path, so readers never see half a file.

@@ -400,9 +400,11 @@ TEST_CASE("find_candidates: pyenv versions, PATH names, shims skipped, symlinks 
   fs::create_directories(root / "other");
   fs::create_symlink(root / "bin/python3.12", root / "other/python3.12");
   write_file(root / "explicit/python", sh, true);
+  write_file(root / "data/gilhost/pythons/3.14.7t/bin/python3", sh, true);
 
   gilhost::DiscoverOptions o;
   o.use_uv = false;
+  o.builds_dir = (root / "data/gilhost/pythons").string();
   o.pyenv_root = (root / "pyenv").string();
   o.path_env = (root / "pyenv/shims").string() + ":" + (root / "bin").string() + "::" + (root / "other").string() +
                ":" + (root / "does-not-exist").string();
@@ -413,6 +415,7 @@ TEST_CASE("find_candidates: pyenv versions, PATH names, shims skipped, symlinks 
         std::vector<std::string>{
             "explicit " + r + "/explicit/python",
             "explicit " + r + "/pyenv/versions/3.12.4/bin/python3",
+            "gilhost build " + r + "/data/gilhost/pythons/3.14.7t/bin/python3",
             "pyenv " + r + "/pyenv/versions/3.11.9/bin/python3",
             "pyenv " + r + "/pyenv/versions/3.13.1t/bin/python",
             "PATH " + r + "/bin/python3.12",
@@ -425,6 +428,7 @@ TEST_CASE("find_candidates: pyenv versions, PATH names, shims skipped, symlinks 
   gilhost::DiscoverOptions o2;
   o2.use_path = false;
   o2.use_pyenv = false;
+  o2.use_gilhost_builds = false;
   o2.uv_dir = (root / "uv").string();
   CHECK(candidate_list(gilhost::find_candidates(o2)) ==
         std::vector<std::string>{"explicit " + r + "/bin/pythonx", "uv " + r + "/uv/cpython-3.14.0-linux/bin/python3"});
@@ -537,6 +541,7 @@ TEST_CASE("discover: fake builds found, probed, sorted and labelled", "[discover
 
   gilhost::DiscoverOptions o;
   o.use_uv = false;
+  o.use_gilhost_builds = false;
   o.pyenv_root = (tmp / "pyenv").string();
   o.path_env = (tmp / "bin").string();
   gilhost::ProbeCache cache((tmp / "cache.json").string());
