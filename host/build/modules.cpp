@@ -18,10 +18,6 @@ bool is_module_name(const std::string& s) {
   return true;
 }
 
-void add_unique(std::vector<std::string>& list, const std::string& name) {
-  if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-}
-
 }  // namespace
 
 ModuleProblems parse_module_problems(const std::string& make_output) {
