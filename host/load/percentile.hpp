@@ -6,9 +6,9 @@
 
 namespace gilhost::load {
 
-// The nearest-rank p-th percentile (p in 1..100) of samples; nullopt when there are none.
+// The nearest-rank p-th percentile (p in 1..100) of samples sorted ascending; nullopt when there are none.
 // Integer rank arithmetic: ceil(p * n / 100), so p95 of 200 samples is the 190th, never off by float error.
-std::optional<std::int64_t> percentile(std::vector<std::int64_t> samples, unsigned p);
+std::optional<std::int64_t> percentile_sorted(const std::vector<std::int64_t>& sorted, unsigned p);
 
 struct LatencySummary {
   std::size_t count = 0;
