@@ -7,29 +7,32 @@
 
 namespace gilhost::load {
 
+namespace {
+
+template <typename SockAddr>
+Endpoint endpoint_of(const SockAddr& sa) {
+  Endpoint e;
+  std::memcpy(&e.addr, &sa, sizeof sa);
+  e.len = sizeof sa;
+  return e;
+}
+
+}  // namespace
+
 std::optional<Endpoint> loopback_address(const std::string& host) {
   const std::string literal = host == "localhost" ? "127.0.0.1" : host;
-  Endpoint e;
-  in_addr v4{};
-  in6_addr v6{};
-  if (::inet_pton(AF_INET, literal.c_str(), &v4) == 1) {
-    if ((ntohl(v4.s_addr) >> 24) != 127) return std::nullopt;
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    sin.sin_addr = v4;
-    std::memcpy(&e.addr, &sin, sizeof sin);
-    e.len = sizeof sin;
-    return e;
+  sockaddr_in v4{};
+  sockaddr_in6 v6{};
+  if (::inet_pton(AF_INET, literal.c_str(), &v4.sin_addr) == 1) {
+    if ((ntohl(v4.sin_addr.s_addr) >> 24) != 127) return std::nullopt;
+    v4.sin_family = AF_INET;
+    return endpoint_of(v4);
   }
-  if (::inet_pton(AF_INET6, literal.c_str(), &v6) == 1) {
+  if (::inet_pton(AF_INET6, literal.c_str(), &v6.sin6_addr) == 1) {
     // Only ::1 itself: an IPv4-mapped address (::ffff:a.b.c.d) could name any machine.
-    if (!IN6_IS_ADDR_LOOPBACK(&v6)) return std::nullopt;
-    sockaddr_in6 sin6{};
-    sin6.sin6_family = AF_INET6;
-    sin6.sin6_addr = v6;
-    std::memcpy(&e.addr, &sin6, sizeof sin6);
-    e.len = sizeof sin6;
-    return e;
+    if (!IN6_IS_ADDR_LOOPBACK(&v6.sin6_addr)) return std::nullopt;
+    v6.sin6_family = AF_INET6;
+    return endpoint_of(v6);
   }
   return std::nullopt;
 }
