@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   app.add_option("--connections", connections, "Keep-alive connections")->capture_default_str()->check(CLI::Range(1, 10000));
   app.add_option("--requests", requests, "Requests in total, over all connections")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
   app.add_option("--timeout", timeout_s, "Hard bound on the whole run, seconds")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 86400.0));
