@@ -237,6 +237,9 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   const bool tty = ::isatty(2);
   SchedulerOptions so;
   so.runner_path = runner_path();
+  // Where scripts/http_loops.py finds its C++ load client (a value the user set wins, like GILHOST_RUNNER).
+  if (const fs::path load = fs::path(so.runner_path).parent_path() / "gilhost-load"; ::access(load.c_str(), X_OK) == 0)
+    ::setenv("GILHOST_LOAD_CLIENT", load.c_str(), 0);
   if (!co.no_cache) so.bootstrap_cache_dir = (fs::path(cache_dir()) / "bootstrap").string();
   so.echo_output = ro.show_output;
   so.interrupt = &g_interrupted;

@@ -1,14 +1,16 @@
 """Load client for experiment 9 (http_loops): keep-alive HTTP/1.1 GETs against 127.0.0.1.
 
 Runs in its own process (started by http_loops.py with the same interpreter), so its own
-Python work never competes with the server for the server's GIL. It opens `connections`
+Python work never competes with the server for the server's GIL - but it does take CPU
+from the server; gilhost-load (host/load, C++) is the cheap client with the same options
+and output, which http_loops.py prefers. It opens `connections`
 keep-alive connections, spread round-robin over the given ports, then sends exactly
 `requests` requests in total (each connection takes the next one when its previous
 response is complete) and prints one JSON object: rps, latency percentiles in ms and the
 number of responses per server loop (read from the 8-byte body, e.g. b"loop0003").
 
 Only 127.0.0.1 is ever contacted; the whole run is bounded by --timeout seconds.
-Standalone: python scripts/http_load.py --ports 8080 --requests 100
+Standalone: python scripts/http_load.py --port 8080 --port 8081 --requests 100
 """
 
 import argparse
@@ -16,6 +18,11 @@ import asyncio
 import json
 import sys
 import time
+
+try:
+    import resource
+except ImportError:
+    resource = None
 
 HOST = "127.0.0.1"  # never anything else: this is a local benchmark
 
@@ -28,7 +35,8 @@ def percentiles_ms(samples_s):
     n = len(s)
 
     def rank(p):
-        return round(s[min(n - 1, max(0, int(round(p / 100.0 * n + 0.5)) - 1))] * 1000.0, 3)
+        # The ceil(p * n / 100)-th sample in integers, exactly as gilhost-load ranks them.
+        return round(s[min(n, max(1, -(-p * n // 100))) - 1] * 1000.0, 3)
 
     return {"p50_ms": rank(50), "p95_ms": rank(95), "p99_ms": rank(99), "max_ms": round(s[-1] * 1000.0, 3)}
 
@@ -43,6 +51,7 @@ class Load:
         self.next_request = 0
         self.latencies = []
         self.per_loop = {}
+        self.ok = 0
         self.errors = []
         self.error_count = 0
         self.connected = 0
@@ -85,6 +94,7 @@ class Load:
                 if not status_line.startswith("HTTP/1.1 200"):
                     self.error("status: %s" % status_line)
                     continue
+                self.ok += 1
                 loop_id = body[4:].decode("ascii", "replace") if body.startswith(b"loop") else "?"
                 self.per_loop[loop_id] = self.per_loop.get(loop_id, 0) + 1
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as exc:
@@ -122,9 +132,11 @@ def run_load(ports, connections=64, requests=1000, timeout_s=60.0):
     elapsed = max(t_end - t_start, 1e-9)
     responses = len(load.latencies)
     report = {
+        "client": "http_load.py",
         "requests": requests,
         "sent": min(load.next_request, requests),
         "responses": responses,
+        "ok": load.ok,
         "connections": connections,
         "connected": load.connected,
         "elapsed_s": round(elapsed, 6),
@@ -135,17 +147,23 @@ def run_load(ports, connections=64, requests=1000, timeout_s=60.0):
         "timed_out": timed_out,
     }
     report.update(percentiles_ms(load.latencies))
+    if resource is not None:  # the whole process, as gilhost-load reports it
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        report.update(cpu_user_s=round(ru.ru_utime, 6), cpu_system_s=round(ru.ru_stime, 6),
+                      cpu_s=round(ru.ru_utime + ru.ru_stime, 6))
     return report
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--ports", required=True, help="comma-separated ports on 127.0.0.1")
+    p.add_argument("--port", type=int, action="append", default=[],
+                   help="a port on 127.0.0.1; repeat it for several (as gilhost-load takes them)")
+    p.add_argument("--ports", default="", help="comma-separated ports on 127.0.0.1")
     p.add_argument("--connections", type=int, default=64)
     p.add_argument("--requests", type=int, default=1000, help="total requests over all connections")
     p.add_argument("--timeout", type=float, default=60.0, help="hard bound on the whole run, seconds")
     a = p.parse_args(argv)
-    ports = [int(x) for x in a.ports.split(",") if x.strip()]
+    ports = a.port + [int(x) for x in a.ports.split(",") if x.strip()]
     if not ports or a.connections < 1 or a.requests < 0:
         p.error("need at least one port, one connection and a request count >= 0")
     print(json.dumps(run_load(ports, a.connections, a.requests, a.timeout)))

@@ -13,9 +13,14 @@ Connections are spread over the loops two ways:
               picks the socket (Linux hashes connections; macOS sent all to one loop).
 Counting responses per loop (from the body) shows whether a loop got any work at all.
 
-The load client (http_load.py) runs in a separate process with the same interpreter:
-`connections` keep-alive connections, `requests` requests, 127.0.0.1 only, hard time
-bound. All sockets are bound with port 0 (the OS picks) before the client starts.
+The load client runs in a separate process: `connections` keep-alive connections,
+`requests` requests, 127.0.0.1 only, hard time bound. It is gilhost-load (C++, one thread,
+epoll) when it can be found - gilhost sets GILHOST_LOAD_CLIENT for every run, standalone
+use passes --client PATH - else http_load.py with this interpreter. A Python client takes
+a core's worth of CPU that a free-threaded server needs on a small machine, so each result
+records which client ran ("client") and who used the cores: the server's CPU seconds (this
+process, all threads) and the client's (the child's rusage), each also as CPU/wall.
+All sockets are bound with port 0 (the OS picks) before the client starts.
 The server loops stop by themselves (after the client, or at the latest after a bound).
 
 Call-mode functions (used by configs/http_loops.toml): run_round, compare. The config gives
@@ -39,10 +44,16 @@ try:
 except ImportError:
     gilhost = None
 
+try:
+    import resource
+except ImportError:  # not on Windows: CPU shares are then not recorded
+    resource = None
+
 HOST = "127.0.0.1"
 MODES = ("sharded", "reuseport")
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CLIENT = os.path.join(_HERE, "http_load.py")
+_PY_CLIENT = os.path.join(_HERE, "http_load.py")
+CLIENT_ENV = "GILHOST_LOAD_CLIENT"  # the host's gilhost-load, set by gilhost for every run
 
 
 def _build_info():
@@ -69,6 +80,39 @@ def _python_executable():
         if c and os.path.basename(c).startswith("python") and os.access(c, os.X_OK):
             return c
     raise RuntimeError("no python executable found for the load client (tried %s)" % candidates)
+
+
+def _client_command(client):
+    """(argv prefix, name) of the load client: "auto" (gilhost-load from $GILHOST_LOAD_CLIENT when
+    executable, else http_load.py), "python" (always http_load.py) or the path of a client that takes
+    http_load.py's options."""
+    if client == "auto":
+        found = os.environ.get(CLIENT_ENV, "")
+        client = found if found and os.access(found, os.X_OK) else "python"
+    if client == "python":
+        return [_python_executable(), _PY_CLIENT], "http_load.py"
+    if not os.access(client, os.X_OK):
+        raise ValueError("load client %r is not an executable file" % client)
+    return [os.path.abspath(client)], os.path.basename(client)
+
+
+def _cpu_seconds():
+    """User + system CPU seconds of (this process, its reaped children); Nones without `resource`."""
+    if resource is None:
+        return None, None
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def _usable_cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count()
+
+
+def _share(cpu_s, wall_s):
+    return round(cpu_s / wall_s, 3) if cpu_s is not None and wall_s > 0 else None
 
 
 def integer_work(n):
@@ -149,6 +193,10 @@ class LoopServer:
         except asyncio.TimeoutError:
             self.stopped_by_itself = True
         server.close()
+        if self._handlers:
+            # Once the client has exited its connections end by themselves (EOF): let them, rather than
+            # cancel handlers mid-read (3.12.1's streams log every such cancel as an error).
+            await asyncio.wait(list(self._handlers), timeout=2.0)
         for t in list(self._handlers):
             t.cancel()
         if self._handlers:
@@ -219,18 +267,21 @@ def _make_sockets(loops, mode):
 
 
 def run_round(loops=4, mode="sharded", work=20_000, requests=1_000, connections=64,
-              sleep_ms=1.0, timeout_s=60.0, **_other_params):
+              sleep_ms=1.0, timeout_s=60.0, client="auto", **_other_params):
     """One round: start `loops` server loops, run the client process against them, stop.
 
     Result: rps, p50_ms/p95_ms/p99_ms, per_loop (responses per loop, from the body), loops_served,
     all_answered (every request got a response and sum over loops == requests) and
-    all_loops_served (every loop answered > 0). For mode="reuseport" without SO_REUSEPORT the
-    result is {"skipped": True, "reason": ...}.
+    all_loops_served (every loop answered > 0); client (which one ran), server_cpu_s / client_cpu_s
+    over round_wall_s (the client's start to its exit) and each as a share (CPU/wall; at most `cpus`).
+    For mode="reuseport" without SO_REUSEPORT the result is {"skipped": True, "reason": ...}.
     """
     if mode not in MODES:
         raise ValueError("mode must be one of %s, not %r" % (MODES, mode))
     loops = int(loops)
-    base = {"mode": mode, "loops": loops, "work": work, "requests": requests, "connections": connections}
+    client_argv, client_name = _client_command(client)
+    base = {"mode": mode, "loops": loops, "work": work, "requests": requests, "connections": connections,
+            "client": client_name}
     base.update(_build_info())
     if mode == "reuseport" and not hasattr(socket, "SO_REUSEPORT"):
         base.update(skipped=True, reason="socket.SO_REUSEPORT is not available on this platform")
@@ -244,34 +295,43 @@ def run_round(loops=4, mode="sharded", work=20_000, requests=1_000, connections=
         raise
 
     servers = [LoopServer(k, socks[k], work, sleep_ms / 1000.0, timeout_s + 30.0) for k in range(loops)]
-    client = None
+    proc = None
     try:
         for s in servers:
             s.start()
         for s in servers:
             if not s.ready.wait(30.0) or s.error:
                 raise RuntimeError("server loop %d did not start: %s" % (s.index, s.error))
-        cmd = [_python_executable(), _CLIENT, "--ports", ",".join(map(str, ports)),
-               "--connections", str(connections), "--requests", str(requests), "--timeout", str(timeout_s)]
-        client = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  stdin=subprocess.DEVNULL, cwd=_HERE)
+        cmd = list(client_argv)
+        for port in ports:
+            cmd += ["--port", str(port)]
+        cmd += ["--connections", str(connections), "--requests", str(requests), "--timeout", str(timeout_s)]
+        # The server loops idle until the client connects, so this window holds the round's CPU.
+        cpu0 = _cpu_seconds()
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, cwd=_HERE)
         try:
-            out, err = client.communicate(timeout=timeout_s + 20.0)
+            out, err = proc.communicate(timeout=timeout_s + 20.0)
         except subprocess.TimeoutExpired:
-            client.kill()
-            client.communicate()
+            proc.kill()
+            proc.communicate()
             raise RuntimeError("load client exceeded its hard bound of %.0f s" % (timeout_s + 20.0))
+        round_wall_s = time.monotonic() - t0
+        cpu1 = _cpu_seconds()  # the client is reaped: its whole life counts under children
+        server_cpu_s, client_cpu_s = (None, None) if cpu0[0] is None else (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
     finally:
-        if client is not None and client.poll() is None:
-            client.kill()
-            client.wait()
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
         for s in servers:
             s.stop()
     stuck = [s.index for s in servers if s.thread.is_alive()]
     if stuck:
         raise RuntimeError("server loops did not stop: %s" % stuck)
-    if client.returncode != 0:
-        raise RuntimeError("load client failed (exit %s): %s" % (client.returncode, err.decode(errors="replace")[-2000:]))
+    if proc.returncode != 0:
+        raise RuntimeError("load client %s failed (exit %s): %s"
+                           % (client_name, proc.returncode, err.decode(errors="replace")[-2000:]))
     try:
         report = json.loads(out.decode())
     except ValueError:
@@ -303,24 +363,34 @@ def run_round(loops=4, mode="sharded", work=20_000, requests=1_000, connections=
         "client_error_samples": report["errors"],
         "client_timed_out": report["timed_out"],
         "ports": len(ports),
+        "round_wall_s": round(round_wall_s, 6),
+        "server_cpu_s": None if server_cpu_s is None else round(server_cpu_s, 6),
+        "client_cpu_s": None if client_cpu_s is None else round(client_cpu_s, 6),
+        "server_cpu_share": _share(server_cpu_s, round_wall_s),
+        "client_cpu_share": _share(client_cpu_s, round_wall_s),
+        "cpus": _usable_cpus(),
     })
     if gilhost is not None:
         gilhost.metric("rps", result["rps"])
         gilhost.metric("p99_ms", result["p99_ms"])
+        if result["server_cpu_share"] is not None:
+            gilhost.metric("server_cpu_share", result["server_cpu_share"])
+            gilhost.metric("client_cpu_share", result["client_cpu_share"])
     return result
 
 
 def compare(work=20_000, loops=4, mode="sharded", requests=1_000, connections=64,
-            sleep_ms=1.0, timeout_s=60.0, rounds=2, **_other_params):
+            sleep_ms=1.0, timeout_s=60.0, rounds=2, client="auto", **_other_params):
     """1 loop vs `loops` loops at the same `work`; speedup = rps(loops) / rps(1).
 
     The two layouts alternate for `rounds` rounds and each keeps its best rps: rounds at
     small `work` last only tens of ms, where one scheduling hiccup would fake a ratio.
+    The CPU shares (server and client, CPU/wall) are those of the two best rounds.
     """
     ones, manys = [], []
     for _ in range(max(1, int(rounds))):
-        ones.append(run_round(1, mode, work, requests, connections, sleep_ms, timeout_s))
-        manys.append(run_round(loops, mode, work, requests, connections, sleep_ms, timeout_s))
+        ones.append(run_round(1, mode, work, requests, connections, sleep_ms, timeout_s, client))
+        manys.append(run_round(loops, mode, work, requests, connections, sleep_ms, timeout_s, client))
         if manys[-1].get("skipped"):
             return manys[-1]
     one = max(ones, key=lambda r: r["rps"])
@@ -338,6 +408,12 @@ def compare(work=20_000, loops=4, mode="sharded", requests=1_000, connections=64
         "p99_ms_1": one["p99_ms"],
         "p99_ms_n": many["p99_ms"],
         "per_loop_n": many["per_loop"],
+        "client": many["client"],
+        "server_cpu_share_1": one["server_cpu_share"],
+        "server_cpu_share_n": many["server_cpu_share"],
+        "client_cpu_share_1": one["client_cpu_share"],
+        "client_cpu_share_n": many["client_cpu_share"],
+        "cpus": many["cpus"],
         "all_answered": all(r["all_answered"] for r in ones + manys),
         "all_loops_served": all(r["all_loops_served"] for r in manys),
     }
@@ -359,8 +435,12 @@ def main(argv=None):
     p.add_argument("--sleep-ms", type=float, default=1.0, help="simulated I/O wait per request")
     p.add_argument("--timeout", type=float, default=60.0, help="hard bound of the client, seconds")
     p.add_argument("--rounds", type=int, default=2, help="alternating rounds per layout in 'compare' (best kept)")
+    p.add_argument("--client", default="auto",
+                   help="load client: a path (e.g. build/gilhost-load), 'python' (http_load.py) or 'auto' "
+                        "($%s if set, else http_load.py)" % CLIENT_ENV)
     a = p.parse_args(argv)
-    kw = dict(requests=a.requests, connections=a.connections, sleep_ms=a.sleep_ms, timeout_s=a.timeout)
+    kw = dict(requests=a.requests, connections=a.connections, sleep_ms=a.sleep_ms, timeout_s=a.timeout,
+              client=a.client)
     results = {}
     if a.case == "round":
         results["round"] = run_round(a.loops, a.mode, a.work, **kw)

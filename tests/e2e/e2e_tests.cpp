@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,31 @@ TEST_CASE("race.toml: locked never loses; 3.10+ keep plain increments; 3.9 loses
   // The terminal table names every interpreter and case.
   for (const auto& i : interps) CHECK(s.out.out.find(i.label) != std::string::npos);
   for (const char* c : {"plain", "call", "locked"}) CHECK(s.out.out.find(c) != std::string::npos);
+}
+
+TEST_CASE("http_loops runs gilhost-load, which gilhost names in GILHOST_LOAD_CLIENT", "[e2e][http]") {
+  auto interps = two_interpreters();
+  REQUIRE(!interps.empty());
+  gilhost_test::ScopedEnv unset("GILHOST_LOAD_CLIENT", nullptr);  // the host sets it, not the caller
+  Session s = run_gilhost(kSource + "/tests/fixtures/http_client.toml", {interps.back()});
+  INFO(s.out.out << s.out.err);
+  REQUIRE(s.out.exit_code == 0);
+  REQUIRE(s.runs.size() == 1);
+  const json& r = s.runs[0]["result"];
+  CHECK(r["client"] == "gilhost-load");
+  CHECK(r["responses"] == 120);
+  const auto per_loop = r["per_loop"].get<std::vector<int>>();
+  CHECK(per_loop.size() == 3);
+  CHECK(std::accumulate(per_loop.begin(), per_loop.end(), 0) == 120);
+  // Both sides' CPU is recorded over the same window, each share at most the usable cores.
+  const double cpus = r["cpus"].get<double>();
+  for (const char* side : {"server", "client"}) {
+    INFO(side);
+    CHECK(r[std::string(side) + "_cpu_s"].get<double>() >= 0);
+    CHECK(r[std::string(side) + "_cpu_share"].get<double>() >= 0);
+    CHECK(r[std::string(side) + "_cpu_share"].get<double>() <= cpus + 0.05);
+  }
+  CHECK(r["server_cpu_s"].get<double>() > 0);  // 120 requests of Python work
 }
 
 TEST_CASE("the host records results, errors, exit codes, output and sys.executable", "[e2e]") {
