@@ -7,6 +7,7 @@
 //   {"event":"error", ...}  when the runner itself cannot do its job (exit status 3)
 //   {"event":"finalized", ...}
 // Its exit status is the case's (SystemExit code, 1 for an exception).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -48,11 +49,26 @@ constexpr int kRunnerFailure = 3;
 
 struct EventChannel {
   int fd = -1;
+  // What fd was at start (device, inode): a script that closed it and opened a file that got its number
+  // must not receive our events in that file.
+  dev_t dev = 0;
+  ino_t ino = 0;
+  void open(int event_fd) {
+    struct stat st {};
+    if (event_fd < 0 || ::fstat(event_fd, &st) != 0) return;
+    fd = event_fd;
+    dev = st.st_dev;
+    ino = st.st_ino;
+  }
+  bool still_ours() const {
+    struct stat st {};
+    return fd >= 0 && ::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+  }
   void send(const nlohmann::json& event) const {
-    if (fd >= 0) gilhost::write_all(fd, event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    send_raw(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
   void send_raw(const std::string& line) const {
-    if (fd >= 0) gilhost::write_all(fd, line + "\n");
+    if (still_ours()) gilhost::write_all(fd, line + "\n");
   }
 };
 
@@ -64,7 +80,7 @@ struct EventChannel {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: gilhost-runner --event-fd FD --spec JSON\n"
+               "usage: gilhost-runner --event-fd FD [--watch-fd FD] --spec JSON\n"
                "The child process of one gilhost run; gilhost starts it, people need not.\n");
   return 2;
 }
@@ -108,9 +124,12 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
 int main(int argc, char** argv) {
   EventChannel events;
   std::string spec_text;
+  int event_fd = -1, watch_fd = -1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--event-fd") == 0 && i + 1 < argc) {
-      events.fd = std::atoi(argv[++i]);
+      event_fd = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--watch-fd") == 0 && i + 1 < argc) {
+      watch_fd = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--spec") == 0 && i + 1 < argc) {
       spec_text = argv[++i];
     } else {
@@ -118,8 +137,12 @@ int main(int argc, char** argv) {
     }
   }
   if (spec_text.empty()) return usage();
+  events.open(event_fd);
   // Processes the case forks must not hold our event pipe open.
   if (events.fd >= 0) gilhost::set_cloexec(events.fd, true);
+  // The pipe whose closing kills our process group (gilhost set it up: run/child.cpp): the case's
+  // children need not hold it, so it goes at their exec.
+  if (watch_fd >= 0) gilhost::set_cloexec(watch_fd, true);
 
   gilhost::RunnerSpec spec;
   try {
