@@ -301,6 +301,11 @@ std::vector<std::string> run_args(const std::string& config, const std::vector<B
   return a;
 }
 
+// The run options for embed mode (none) or exec mode.
+std::vector<std::string> mode_flags(bool exec_mode) {
+  return exec_mode ? std::vector<std::string>{"--exec"} : std::vector<std::string>{};
+}
+
 }  // namespace
 
 TEST_CASE("a deadlock, exits from a thread, a thread shutdown waits for and crashes in threads are recorded "
@@ -653,9 +658,7 @@ TEST_CASE("NaN, infinities and integers beyond 64 bits reach the results file an
     DYNAMIC_SECTION((exec_mode ? "exec mode" : "embed mode")) {
       TempDir dir;
       const std::string results = dir / "r.jsonl";
-      std::vector<std::string> extra;
-      if (exec_mode) extra.push_back("--exec");
-      Gilhost g(run_args("faults_outcomes.toml", {b}, results, extra), dir, dir / "pids");
+      Gilhost g(run_args("faults_outcomes.toml", {b}, results, mode_flags(exec_mode)), dir, dir / "pids");
       auto e = g.wait(120);
       INFO(e.out << e.err);
       REQUIRE(!e.hung);
@@ -729,16 +732,14 @@ TEST_CASE("report refuses a newer format, a run record without its fields, and a
   }
 }
 
-TEST_CASE("kill -9 of gilhost takes the runner's whole process group with it, grandchildren included",
+TEST_CASE("kill -9 of gilhost takes the child's whole process group with it, grandchildren included",
           "[e2e][reliability]") {
   const Build b = newest();
   for (const bool exec_mode : {false, true}) {
     DYNAMIC_SECTION((exec_mode ? "exec mode" : "embed mode")) {
       TempDir dir;
       const std::string pids = dir / "pids";
-      std::vector<std::string> extra;
-      if (exec_mode) extra.push_back("--exec");
-      Gilhost g(run_args("faults_grandchild.toml", {b}, dir / "r.jsonl", extra), dir, pids);
+      Gilhost g(run_args("faults_grandchild.toml", {b}, dir / "r.jsonl", mode_flags(exec_mode)), dir, pids);
       // The case has started its `sleep 600` and replaced its signal handlers.
       REQUIRE(wait_until([&] { return read_pids(pids).size() >= 1; }, 60));
       sleep_s(0.2);
