@@ -59,6 +59,7 @@ std::vector<std::string> child_argv(const RunnerSpec& spec, const Interpreter& i
   }
   nlohmann::json py = spec.python_spec(0);
   py["event_fd"] = event_fd;
+  if (watch_fd >= 0) py["watch_fd"] = watch_fd;
   return {interp.executable, "-c", bootstrap_program(py) + "\n_exec_main()\n"};
 }
 

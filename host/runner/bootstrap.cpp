@@ -209,9 +209,30 @@ def _rusage_ns():
             s.ru_nvcsw + c.ru_nvcsw, s.ru_nivcsw + c.ru_nivcsw]
 
 
+def _keep_high(fd, at):
+    # A close-on-exec copy of fd at `at` (1024 and above), out of reach of daemon-style code's
+    # os.closerange(3, 1024), as the runner keeps its pipes; fd itself where that cannot be.
+    try:
+        os.fstat(at)
+        return fd  # taken
+    except OSError:
+        pass
+    try:
+        return os.dup2(fd, at, inheritable=False)
+    except OSError:  # at or above the limit on descriptors
+        return fd
+
+
 def _exec_main():
     # Exec mode: no host code in this process, so bracket the case from here with the same clocks.
-    fd = _spec["event_fd"]
+    fd = _keep_high(_spec["event_fd"], 1024)
+    watch = _spec.get("watch_fd", -1)
+    if watch >= 0:
+        # The pipe whose closing at gilhost's death kills our process group (run/child.cpp).
+        if _keep_high(watch, 1025) != watch:
+            os.close(watch)
+        else:
+            os.set_inheritable(watch, False)
     t_init = time.monotonic_ns()
     _prepare()
     r0 = _rusage_ns()

@@ -7,6 +7,7 @@
 //   {"event":"error", ...}  when the runner itself cannot do its job (exit status 3)
 //   {"event":"finalized", ...}
 // Its exit status is the case's (SystemExit code, 1 for an exception).
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,16 +48,25 @@ namespace {
 
 constexpr int kRunnerFailure = 3;
 
+// `fd` again at 1024 or above, close-on-exec: out of reach of daemon-style code's os.closerange(3, 1024).
+// `fd` itself where the limit on descriptors is no higher.
+int dup_high(int fd) {
+  const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 1024);
+  return high >= 0 ? high : fd;
+}
+
 struct EventChannel {
   int fd = -1;
   // What fd was at start (device, inode): a script that closed it and opened a file that got its number
   // must not receive our events in that file.
   dev_t dev = 0;
   ino_t ino = 0;
+  // Events go to a copy of `event_fd` high up; `event_fd` stays open (close-on-exec), as scripts knew it.
   void open(int event_fd) {
     struct stat st {};
     if (event_fd < 0 || ::fstat(event_fd, &st) != 0) return;
-    fd = event_fd;
+    gilhost::set_cloexec(event_fd, true);  // processes the case starts must not hold our event pipe open
+    fd = dup_high(event_fd);
     dev = st.st_dev;
     ino = st.st_ino;
   }
@@ -138,11 +148,12 @@ int main(int argc, char** argv) {
   }
   if (spec_text.empty()) return usage();
   events.open(event_fd);
-  // Processes the case forks must not hold our event pipe open.
-  if (events.fd >= 0) gilhost::set_cloexec(events.fd, true);
-  // The pipe whose closing kills our process group (gilhost set it up: run/child.cpp): the case's
-  // children need not hold it, so it goes at their exec.
-  if (watch_fd >= 0) gilhost::set_cloexec(watch_fd, true);
+  // The pipe whose closing kills our process group (gilhost set it up: run/child.cpp), moved high up (the
+  // kernel's set-up is the open file's, so it moves with it); programs the case execs do not hold it.
+  if (watch_fd >= 0) {
+    gilhost::set_cloexec(watch_fd, true);
+    if (dup_high(watch_fd) != watch_fd) ::close(watch_fd);
+  }
 
   gilhost::RunnerSpec spec;
   try {

@@ -301,6 +301,13 @@ std::vector<std::string> run_args(const std::string& config, const std::vector<B
   return a;
 }
 
+// Whether the limit on descriptors (which gilhost and its children inherit) leaves fds 1024 and 1025
+// free, where the child keeps copies of its event and watch pipes.
+bool room_above_1024() {
+  rlimit lim{};
+  return ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur > 1025;
+}
+
 // The run options for embed mode (none) or exec mode.
 std::vector<std::string> mode_flags(bool exec_mode) {
   return exec_mode ? std::vector<std::string>{"--exec"} : std::vector<std::string>{};
@@ -662,7 +669,9 @@ TEST_CASE("NaN, infinities and integers beyond 64 bits reach the results file an
       auto e = g.wait(120);
       INFO(e.out << e.err);
       REQUIRE(!e.hung);
-      CHECK(e.code == 0);  // every expectation held
+      // Every expectation held; closed_below_1024 keeps its result only where the runner could keep its
+      // pipes at 1024 and above.
+      CHECK(e.code == (room_above_1024() ? 0 : 1));
       Lines l = read_lines(results);
       CHECK(l.torn == 0);
       auto result_of = [&](const std::string& c) {
@@ -678,6 +687,7 @@ TEST_CASE("NaN, infinities and integers beyond 64 bits reach the results file an
       CHECK(result_of("big") == json{{"$int", "1" + std::string(400, '0')}});
       CHECK(result_of("dict_inf") == json{{"x", {{"$float", "inf"}}}});
       CHECK(result_of("huge") == json{{"$int", "1" + std::string(5000, '0')}});
+      if (room_above_1024()) CHECK(result_of("closed_below_1024") == "closed");
 
       const json* closed = l.find("closed_fds");
       REQUIRE(closed);
@@ -739,7 +749,10 @@ TEST_CASE("kill -9 of gilhost takes the child's whole process group with it, gra
     DYNAMIC_SECTION((exec_mode ? "exec mode" : "embed mode")) {
       TempDir dir;
       const std::string pids = dir / "pids";
-      Gilhost g(run_args("faults_grandchild.toml", {b}, dir / "r.jsonl", mode_flags(exec_mode)), dir, pids);
+      std::vector<std::string> options = mode_flags(exec_mode);
+      // The case closes fds 3-1023 first, as daemon code does: the watch pipe's copy above them holds.
+      if (room_above_1024()) options.insert(options.end(), {"--profile", "closed"});
+      Gilhost g(run_args("faults_grandchild.toml", {b}, dir / "r.jsonl", options), dir, pids);
       // The case has started its `sleep 600` and replaced its signal handlers.
       REQUIRE(wait_until([&] { return read_pids(pids).size() >= 1; }, 60));
       sleep_s(0.2);

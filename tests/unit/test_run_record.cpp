@@ -213,7 +213,7 @@ TEST_CASE("run record: an event line that cannot be read makes the run an error"
   CHECK(lost["note"].get<std::string>().find("the case was never reported") != std::string::npos);
 }
 
-TEST_CASE("child_argv: a runner is told its watch fd; exec mode has none", "[run]") {
+TEST_CASE("child_argv: the runner, or exec mode's bootstrap, is told the watch fd", "[run]") {
   Fixture f;
   const auto spec = gilhost::runner_spec(f.c, f.ft);
   const auto argv = gilhost::child_argv(spec, f.ft, "/x/gilhost-runner", 3, 4);
@@ -224,5 +224,10 @@ TEST_CASE("child_argv: a runner is told its watch fd; exec mode has none", "[run
   Interpreter exec_build = f.ft;
   exec_build.shared = false;
   exec_build.executable = "/x/python3";
-  CHECK(gilhost::child_argv(spec, exec_build, "/x/gilhost-runner", 3, 4)[0] == "/x/python3");
+  const auto exec_argv = gilhost::child_argv(spec, exec_build, "/x/gilhost-runner", 3, 4);
+  REQUIRE(exec_argv.size() == 3);
+  CHECK(exec_argv[0] == "/x/python3");
+  CHECK(exec_argv[2].find("\"event_fd\": 3") != std::string::npos);
+  CHECK(exec_argv[2].find("\"watch_fd\": 4") != std::string::npos);
+  CHECK(gilhost::child_argv(spec, exec_build, "/x/gilhost-runner", 3)[2].find("\"watch_fd\": ") == std::string::npos);
 }
