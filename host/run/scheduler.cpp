@@ -131,10 +131,10 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
     error = {{"type", "GilhostRunnerError"}, {"message", rerr->value("stage", "") + ": " + rerr->value("message", "")}};
   } else if (child.unreadable_events > 0) {
     status = "error";
-    note = std::to_string(child.unreadable_events) + " event line" + (child.unreadable_events > 1 ? "s" : "") +
-           " from the runner could not be read (the first: '" + child.first_unreadable_event + "')" +
-           (cs ? "" : ", and the case was never reported") + "; did the script write to fd " +
-           std::to_string(child.event_fd) + "?";
+    note = std::to_string(child.unreadable_events) + " line" + (child.unreadable_events > 1 ? "s" : "") +
+           " on the event channel (fd " + std::to_string(child.event_fd) + ") could not be read (the first: '" +
+           child.first_unreadable_event + "')" + (cs ? "" : ", and the case was never reported") +
+           "; did the script write to it?";
   } else if (!cs || child.exit_code != 0 || !error.is_null()) {
     // A run whose outcome never arrived is no measurement, whatever its exit status.
     status = "error";

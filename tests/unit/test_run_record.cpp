@@ -201,15 +201,15 @@ TEST_CASE("run record: an event line that cannot be read makes the run an error"
   child.first_unreadable_event = "{not json";
   json r = f.record_of(f.ft, child);
   CHECK(r["status"] == "error");
-  CHECK(r["note"] == "1 event line from the runner could not be read (the first: '{not json'); did the script "
-                     "write to fd 3?");
+  CHECK(r["note"] == "1 line on the event channel (fd 3) could not be read (the first: '{not json'); did the "
+                     "script write to it?");
   CHECK(r["result"] == 1);  // what was read is kept
 
   child.events.clear();
   child.unreadable_events = 2;
   json lost = f.record_of(f.ft, child);
   CHECK(lost["status"] == "error");
-  CHECK(lost["note"].get<std::string>().find("2 event lines from the runner could not be read") == 0);
+  CHECK(lost["note"].get<std::string>().find("2 lines on the event channel (fd 3) could not be read") == 0);
   CHECK(lost["note"].get<std::string>().find("the case was never reported") != std::string::npos);
 }
 
