@@ -226,7 +226,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   nlohmann::json interps = nlohmann::json::array();
   for (const auto& i : sel.selected) interps.push_back(i.to_json());
   writer.append({{"type", "meta"},
-                 {"format", 1},
+                 {"format", kResultsFormat},
                  {"gilhost_version", GILHOST_VERSION},
                  {"started_unix_ns", realtime_ns()},
                  {"machine", machine_metadata()},

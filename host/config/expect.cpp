@@ -1,5 +1,6 @@
 #include "config/expect.hpp"
 
+#include "run/tagged_number.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -16,7 +17,9 @@ bool compare_as(const std::string& op, T x, T y) {
 }
 }  // namespace
 
-bool compare_json(const std::string& op, const nlohmann::json& a, const nlohmann::json& b) {
+bool compare_json(const std::string& op, const nlohmann::json& tagged_a, const nlohmann::json& tagged_b) {
+  // A NaN, an infinity or a big integer from the runner compares as the number it is.
+  const nlohmann::json a = decode_tagged_number(tagged_a), b = decode_tagged_number(tagged_b);
   if (a.is_number() && b.is_number()) {
     // Integers beyond double precision still compare exactly when both are integers.
     if (a.is_number_integer() && b.is_number_integer()) return compare_as(op, a.get<long long>(), b.get<long long>());
@@ -57,7 +60,7 @@ CheckResult check_one(const Expectation& e, const RunFacts& f) {
       why.push_back(e.key.empty() ? "the run returned no result" : "the result has no '" + e.key + "'");
     } else {
       for (const auto& [op, value] : e.result_checks)
-        if (!compare_json(op, subject, value)) why.push_back("got " + shorten(subject.dump()));
+        if (!compare_json(op, subject, value)) why.push_back("got " + shorten(display_json(subject)));
     }
   }
   if (e.status && *e.status != f.status) why.push_back("status was " + f.status);

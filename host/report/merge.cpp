@@ -38,7 +38,25 @@ bool is_meta(const nlohmann::json& j) { return j.value("type", "") == "meta"; }
 LoadedResults load_results_ordered(const std::string& path) {
   LoadedResults out;
   out.path = path;
-  out.lines = read_json_lines(path, out.malformed_lines);
+  const std::vector<std::string> lines = split(read_file(path), '\n');
+  for (std::size_t n = 0; n < lines.size(); ++n) {
+    if (trim(lines[n]).empty()) continue;
+    auto j = nlohmann::json::parse(lines[n], nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      ++out.malformed_lines;  // e.g. the last line, cut by a crash
+      continue;
+    }
+    // A record we would misread (a newer format, a run without its fields) stops the report: rows of
+    // zeros would look like measurements.
+    if (const std::string why = results_line_problem(j); !why.empty())
+      throw std::runtime_error(path + ":" + std::to_string(n + 1) + ": " + why);
+    out.lines.push_back(std::move(j));
+  }
+  if (out.lines.empty())
+    throw std::runtime_error(path + ": no gilhost record in it" +
+                             (out.malformed_lines ? " (" + std::to_string(out.malformed_lines) +
+                                                        " lines, none of them JSON: not a results file?)"
+                                                  : " (the file is empty)"));
   return out;
 }
 

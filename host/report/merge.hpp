@@ -15,7 +15,8 @@ struct LoadedResults {
   int malformed_lines = 0;
 };
 
-// Throws std::system_error when the file cannot be read.
+// Throws std::system_error when the file cannot be read; std::runtime_error "FILE:LINE: why" for a record
+// it cannot use (results_line_problem), and "FILE: ..." when it holds no record at all.
 LoadedResults load_results_ordered(const std::string& path);
 
 struct MergeOptions {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "config/expect.hpp"
+#include "run/tagged_number.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -15,7 +16,7 @@ const Cell* Summary::cell(const std::string& c, const std::string& i) const {
 }
 
 std::string result_display(const nlohmann::json& v, std::size_t width) {
-  std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "-" : v.dump();
+  std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "-" : display_json(v);
   if (v.is_number_float()) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", v.get<double>());

@@ -58,12 +58,23 @@ void reap_orphans() {
 
 namespace {
 
+// `fd` as `target` in an exec'd program: dup2, or clear close-on-exec where it is there already.
+void place_fd(int fd, int target) {
+  if (fd == target) {
+    const int flags = ::fcntl(fd, F_GETFD);
+    ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+  } else {
+    ::dup2(fd, target);
+  }
+}
+
 // In the vfork child, which shares our memory until it execs: system calls only (no allocation, no
 // locks, no return from here), with every signal blocked until the handlers are back to the defaults.
-[[noreturn]] void exec_child(const ChildRequest& req, int out_fd, int err_fd, int event_fd, char* const* argv,
-                             char* const* envp, pid_t parent) {
+[[noreturn]] void exec_child(const ChildRequest& req, int out_fd, int err_fd, int event_fd, int watch_fd,
+                             char* const* argv, char* const* envp, pid_t parent) {
   ::setpgid(0, 0);
-  // If we die however we die (kill -9 included), the runner dies with us rather than run on unwatched.
+  // If we die however we die (kill -9 included), the runner dies with us rather than run on unwatched
+  // (and its whole group with it: the watch pipe below).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
   // Undo what the parent set for itself: the child starts with default signal dispositions.
@@ -80,11 +91,18 @@ namespace {
   if (devnull >= 0) ::dup2(devnull, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
-  if (event_fd == req.event_fd) {
-    int flags = ::fcntl(event_fd, F_GETFD);
-    ::fcntl(event_fd, F_SETFD, flags & ~FD_CLOEXEC);
-  } else {
-    ::dup2(event_fd, req.event_fd);
+  // The watch pipe first out of the way of the event pipe's number, then each to its place, inheritable.
+  if (watch_fd >= 0 && watch_fd == req.event_fd) watch_fd = ::fcntl(watch_fd, F_DUPFD_CLOEXEC, req.event_fd + 1);
+  place_fd(event_fd, req.event_fd);
+  if (watch_fd >= 0 && req.watch_fd >= 0) {
+    place_fd(watch_fd, req.watch_fd);
+    // When its write end closes (only we hold it: we ended, kill -9 included), the kernel signals the
+    // owner of the read end, here our new process group, with SIGKILL: the child, its pool workers and
+    // its subprocesses, whatever handlers they installed. Synchronous in our exit, before the death
+    // signal above, and no thread or process of the child's to do it.
+    ::fcntl(req.watch_fd, F_SETSIG, SIGKILL);
+    ::fcntl(req.watch_fd, F_SETOWN, -::getpid());
+    ::fcntl(req.watch_fd, F_SETFL, ::fcntl(req.watch_fd, F_GETFL) | O_ASYNC);
   }
   ::execve(argv[0], argv, envp);
   const char msg[] = "gilhost: cannot execute the runner\n";
@@ -110,6 +128,23 @@ bool drain(int fd, const std::function<void(const char*, std::size_t)>& sink) {
   return true;
 }
 
+// One line of the event pipe: an event, or counted as unreadable (never silently dropped).
+void take_event_line(ChildResult& res, const std::string& line) {
+  if (line.empty()) return;
+  auto j = nlohmann::json::parse(line, nullptr, false);
+  if (!j.is_discarded() && j.is_object()) {
+    res.events.push_back(std::move(j));
+    return;
+  }
+  if (res.unreadable_events++ == 0) res.first_unreadable_event = line.substr(0, 120);
+}
+
+// Whether our child `pid` has exited (a zombie not yet reaped), without reaping it.
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
 void sleep_ms(long ms) {
   timespec ts{ms / 1000, (ms % 1000) * 1000000L};
   ::nanosleep(&ts, nullptr);
@@ -120,6 +155,11 @@ void sleep_ms(long ms) {
 ChildResult run_child(const ChildRequest& req) {
   ChildResult res;
   Pipe out = make_pipe(), err = make_pipe(), events = make_pipe();
+  // Its write end is held until the run is over and never written: it closes early only if we die, and
+  // then the kernel SIGKILLs the child's process group (exec_child).
+  Pipe watch;
+  if (req.watch_fd >= 0) watch = make_pipe();
+  res.event_fd = req.event_fd;
   std::vector<char*> argv, envp;
   for (const auto& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -140,7 +180,8 @@ ChildResult run_child(const ChildRequest& req) {
   ::pthread_sigmask(SIG_SETMASK, &all, &saved);
   const std::int64_t start = monotonic_ns();
   const pid_t pid = ::vfork();
-  if (pid == 0) exec_child(req, out.write.get(), err.write.get(), events.write.get(), argv.data(), envp.data(), self);
+  if (pid == 0)
+    exec_child(req, out.write.get(), err.write.get(), events.write.get(), watch.read.get(), argv.data(), envp.data(), self);
   const int spawn_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (pid < 0) {
@@ -154,6 +195,7 @@ ChildResult run_child(const ChildRequest& req) {
   out.write.reset();
   err.write.reset();
   events.write.reset();
+  watch.read.reset();
   for (int fd : {out.read.get(), err.read.get(), events.read.get()}) set_nonblocking(fd);
 
   UniqueFd pidfd(pidfd_open(pid));
@@ -171,8 +213,7 @@ ChildResult run_child(const ChildRequest& req) {
     event_buf.append(d, n);
     std::size_t nl;
     while ((nl = event_buf.find('\n')) != std::string::npos) {
-      auto j = nlohmann::json::parse(event_buf.substr(0, nl), nullptr, false);
-      if (!j.is_discarded()) res.events.push_back(std::move(j));
+      take_event_line(res, event_buf.substr(0, nl));
       event_buf.erase(0, nl + 1);
     }
   };
@@ -188,6 +229,7 @@ ChildResult run_child(const ChildRequest& req) {
   const std::int64_t deadline = start + static_cast<std::int64_t>(timeout_s * 1e9);
   std::int64_t next_sample = start + interval;
   bool open_out = true, open_err = true, open_events = true;
+  std::int64_t events_eof = 0;  // when the event pipe closed while the child was still running
   int status = 0;
   bool reaped = false;
 
@@ -221,18 +263,26 @@ ChildResult run_child(const ChildRequest& req) {
     auto ready_at = [&](int slot) { return slot >= 0 && (ready < 0 || fds[slot].revents != 0); };
     if (ready_at(slot_out)) open_out = drain(out.read.get(), on_out);
     if (ready_at(slot_err)) open_err = drain(err.read.get(), on_err);
-    if (ready_at(slot_events)) open_events = drain(events.read.get(), on_event);
+    if (ready_at(slot_events)) {
+      open_events = drain(events.read.get(), on_event);
+      if (!open_events && !has_exited(pid)) events_eof = monotonic_ns();
+    }
     if (!pidfd || ready_at(slot_pid) || res.timed_out || res.interrupted) {
       pid_t r = ::wait4(pid, &status, WNOHANG, &res.usage);
       if (r == pid) reaped = true;
     }
   }
-  res.wall_ns = monotonic_ns() - start;
+  const std::int64_t reaped_at = monotonic_ns();
+  res.wall_ns = reaped_at - start;
+  // The pipe closes as an exiting process drops its descriptors, a moment before it can be reaped: only
+  // a child that ran on well after the pipe closed had its descriptor closed (os.closerange), not exited.
+  res.events_closed_early = events_eof > 0 && reaped_at - events_eof > 50000000;
 
   // Whatever is left in the pipes now; descendants that still hold them open are killed below.
   drain(out.read.get(), on_out);
   drain(err.read.get(), on_err);
   drain(events.read.get(), on_event);
+  if (!event_buf.empty()) take_event_line(res, event_buf);  // a last line without its newline: cut
   // Anything of the tree still alive (daemons, setsid'd grandchildren) is killed: no orphans survive a run.
   // Again until none is left (bounded): a member may fork while it is being killed, and killed members'
   // children are re-parented to us (subreaper), which a fresh scan finds.

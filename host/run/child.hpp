@@ -37,6 +37,9 @@ struct ChildRequest {
   double timeout_s = 300;
   int sample_interval_ms = 10;
   int event_fd = 3;            // where the child finds the event pipe
+  // Where the child finds the read end of a pipe whose write end only we hold, set up so that its
+  // closing (our death, kill -9 included) SIGKILLs the child's whole process group; -1: none.
+  int watch_fd = -1;
   bool echo_output = false;    // also copy the child's output to our stderr
   std::size_t head_limit = 1 << 20;
   std::size_t tail_limit = 1 << 16;
@@ -54,6 +57,10 @@ struct ChildResult {
   rusage usage{};  // wait4: the child and every descendant it waited for
   std::int64_t wall_ns = 0;
   std::vector<nlohmann::json> events;
+  int event_fd = 3;                    // the event pipe's number in the child (for notes)
+  int unreadable_events = 0;           // event lines that are not JSON objects (a torn or foreign write)
+  std::string first_unreadable_event;  // the first of them, cut to 120 bytes
+  bool events_closed_early = false;    // the event pipe reached EOF while the child was still running
   std::string stdout_text, stderr_text;
   std::uint64_t stdout_bytes = 0, stderr_bytes = 0;
   nlohmann::json sampling;  // TreeSampler::summary()

@@ -33,8 +33,9 @@ std::optional<std::string> incompatibility(const Case& c, const Interpreter& int
 Plan plan_runs(const Experiment& ex, const std::vector<Interpreter>& interps);
 
 RunnerSpec runner_spec(const Case& c, const Interpreter& interp);
-// The child's command line: gilhost-runner (embed) or the interpreter itself with `-c` (exec).
+// The child's command line: gilhost-runner (embed) or the interpreter itself with `-c` (exec). Either is
+// told the watch pipe's number (when watch_fd >= 0), to keep it out of reach of the case.
 std::vector<std::string> child_argv(const RunnerSpec& spec, const Interpreter& interp, const std::string& runner_path,
-                                    int event_fd);
+                                    int event_fd, int watch_fd = -1);
 
 }  // namespace gilhost

@@ -57,6 +57,30 @@ ResultsSet read_results(const std::string& path) {
   return set;
 }
 
+std::string results_line_problem(const nlohmann::json& line) {
+  const auto type = line.find("type");
+  if (type == line.end() || !type->is_string()) return "not a gilhost record (it has no \"type\")";
+  const std::string t = type->get<std::string>();
+  if (t == "meta") {
+    const auto format = line.find("format");
+    if (format == line.end()) return "a meta record without \"format\"";
+    if (!format->is_number_integer() || format->get<long long>() != kResultsFormat)
+      return "results format " + format->dump() + " is not one this gilhost reads (format " +
+             std::to_string(kResultsFormat) + "; was it written by a newer gilhost?)";
+    return "";
+  }
+  if (t == "run") {
+    std::vector<std::string> missing;
+    for (const char* key : {"experiment", "case", "interpreter", "status"})
+      if (!line.contains(key) || !line[key].is_string()) missing.push_back(std::string("\"") + key + "\"");
+    if (!line.contains("wall_ns") || !line["wall_ns"].is_number()) missing.push_back("\"wall_ns\"");
+    if (!missing.empty()) return "a run record without " + join(missing, ", ");
+    return "";
+  }
+  if (t == "skip") return "";
+  return "unknown record type \"" + t + "\"";
+}
+
 std::string default_results_path(const std::string& name) {
   std::time_t t = std::time(nullptr);
   std::tm tm{};

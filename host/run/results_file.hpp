@@ -31,6 +31,13 @@ struct ResultsSet {
 // a crash) are skipped and counted in `malformed`.
 std::vector<nlohmann::json> read_json_lines(const std::string& path, int& malformed);
 ResultsSet read_results(const std::string& path);
+
+// The results format this gilhost writes and reads (the meta record's "format").
+constexpr int kResultsFormat = 1;
+// Why a JSON object line of a results file cannot be used ("results format 999 is not ...", "a run record
+// without \"case\", \"status\""), or "" when it can: a meta of a format we read, a run with the fields
+// every report needs, a skip.
+std::string results_line_problem(const nlohmann::json& line);
 // "results/race-20261202-153012.jsonl"
 std::string default_results_path(const std::string& experiment_name);
 

@@ -71,6 +71,18 @@ std::string signal_name(int sig) {
   return d ? std::string(d) : "signal " + std::to_string(sig);
 }
 
+// Why a run that ran has no case event.
+std::string missing_case_note(const ChildResult& child) {
+  const std::string fd = std::to_string(child.event_fd);
+  if (child.events_closed_early)
+    return "the event channel closed before the case was reported (did the script close fd " + fd + "?)" +
+           (child.exit_code != 0 ? "; the process exited with status " + std::to_string(child.exit_code) : "");
+  if (child.exit_code != 0)
+    return "the process exited with status " + std::to_string(child.exit_code) +
+           " before the case was reported (os._exit, an exit from a thread, or did the script close fd " + fd + "?)";
+  return "the process exited before the case was reported (os._exit(0), or did the script close fd " + fd + "?)";
+}
+
 }  // namespace
 
 nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child) {
@@ -117,13 +129,18 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
   } else if (rerr) {
     status = "error";
     error = {{"type", "GilhostRunnerError"}, {"message", rerr->value("stage", "") + ": " + rerr->value("message", "")}};
-  } else if (child.exit_code != 0 || !error.is_null()) {
+  } else if (child.unreadable_events > 0) {
     status = "error";
-    if (!cs) note = "the process exited with status " + std::to_string(child.exit_code) +
-                    " before the case was reported (os._exit, or an exit from a thread?)";
+    note = std::to_string(child.unreadable_events) + " line" + (child.unreadable_events > 1 ? "s" : "") +
+           " on the event channel (fd " + std::to_string(child.event_fd) + ") could not be read (the first: '" +
+           child.first_unreadable_event + "')" + (cs ? "" : ", and the case was never reported") +
+           "; did the script write to it?";
+  } else if (!cs || child.exit_code != 0 || !error.is_null()) {
+    // A run whose outcome never arrived is no measurement, whatever its exit status.
+    status = "error";
+    if (!cs) note = missing_case_note(child);
   } else {
     status = "ok";
-    if (!cs) note = "the process exited before the case was reported (os._exit?)";
   }
 
   if (cs && cs->contains("note") && (*cs)["note"].is_string()) note += (note.empty() ? "" : "; ") + (*cs)["note"].get<std::string>();
@@ -221,7 +238,9 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     ChildRequest req;
     RunnerSpec spec = runner_spec(*run.c, *run.interp);
     spec.bootstrap_cache_dir = options.bootstrap_cache_dir;
-    req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd);
+    // The descriptor after the event pipe's: its closing at our death kills the run's process group.
+    req.watch_fd = options.event_fd + 1;
+    req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd);
     req.env = run.interp->gil_forced ? gil_env : env;
     req.timeout_s = ex.timeout_s;
     req.sample_interval_ms = ex.sample_interval_ms;

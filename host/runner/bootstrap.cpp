@@ -28,15 +28,36 @@ def _json_str(s):
     return ''.join(out)
 
 
+def _int_text(v):
+    try:
+        return str(v)
+    except ValueError:  # beyond sys.get_int_max_str_digits() (3.11+): lifted for this one conversion
+        limit = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(0)
+        try:
+            return str(v)
+        finally:
+            sys.set_int_max_str_digits(limit)
+
+
 def _json(v, depth=0):
+    # JSON has no NaN or infinity, and the host reads integers beyond 64 bits as doubles: those are
+    # written as tagged values, {"$float": "nan"} and {"$int": "<digits>"} (docs/results-format.md).
     if depth > 64:
         return _json_str(repr(v))
     if v is None or v is True or v is False:
         return {None: 'null', True: 'true', False: 'false'}[v]
     if isinstance(v, int):
-        return str(int(v))
+        v = int(v)
+        if -9223372036854775808 <= v <= 9223372036854775807:
+            return str(v)
+        return '{"$int":"%s"}' % _int_text(v)
     if isinstance(v, float):
-        return repr(v) if v == v and v not in (float('inf'), float('-inf')) else 'null'
+        if v != v:
+            return '{"$float":"nan"}'
+        if v in (float('inf'), float('-inf')):
+            return '{"$float":"%s"}' % ('inf' if v > 0 else '-inf')
+        return repr(float(v))
     if isinstance(v, str):
         return _json_str(v)
     if isinstance(v, (list, tuple)):
@@ -188,9 +209,30 @@ def _rusage_ns():
             s.ru_nvcsw + c.ru_nvcsw, s.ru_nivcsw + c.ru_nivcsw]
 
 
+def _keep_high(fd, at):
+    # A close-on-exec copy of fd at `at` (1024 and above), out of reach of daemon-style code's
+    # os.closerange(3, 1024), as the runner keeps its pipes; fd itself where that cannot be.
+    try:
+        os.fstat(at)
+        return fd  # taken
+    except OSError:
+        pass
+    try:
+        return os.dup2(fd, at, inheritable=False)
+    except OSError:  # at or above the limit on descriptors
+        return fd
+
+
 def _exec_main():
     # Exec mode: no host code in this process, so bracket the case from here with the same clocks.
-    fd = _spec["event_fd"]
+    fd = _keep_high(_spec["event_fd"], 1024)
+    watch = _spec.get("watch_fd", -1)
+    if watch >= 0:
+        # The pipe whose closing at gilhost's death kills our process group (run/child.cpp).
+        if _keep_high(watch, 1025) != watch:
+            os.close(watch)
+        else:
+            os.set_inheritable(watch, False)
     t_init = time.monotonic_ns()
     _prepare()
     r0 = _rusage_ns()

@@ -7,6 +7,8 @@
 //   {"event":"error", ...}  when the runner itself cannot do its job (exit status 3)
 //   {"event":"finalized", ...}
 // Its exit status is the case's (SystemExit code, 1 for an exception).
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -46,13 +48,37 @@ namespace {
 
 constexpr int kRunnerFailure = 3;
 
+// `fd` again at 1024 or above, close-on-exec: out of reach of daemon-style code's os.closerange(3, 1024).
+// `fd` itself where the limit on descriptors is no higher.
+int dup_high(int fd) {
+  const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, 1024);
+  return high >= 0 ? high : fd;
+}
+
 struct EventChannel {
   int fd = -1;
+  // What fd was at start (device, inode): a script that closed it and opened a file that got its number
+  // must not receive our events in that file.
+  dev_t dev = 0;
+  ino_t ino = 0;
+  // Events go to a copy of `event_fd` high up; `event_fd` stays open (close-on-exec), as scripts knew it.
+  void open(int event_fd) {
+    struct stat st {};
+    if (event_fd < 0 || ::fstat(event_fd, &st) != 0) return;
+    gilhost::set_cloexec(event_fd, true);  // processes the case starts must not hold our event pipe open
+    fd = dup_high(event_fd);
+    dev = st.st_dev;
+    ino = st.st_ino;
+  }
+  bool still_ours() const {
+    struct stat st {};
+    return fd >= 0 && ::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+  }
   void send(const nlohmann::json& event) const {
-    if (fd >= 0) gilhost::write_all(fd, event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    send_raw(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
   void send_raw(const std::string& line) const {
-    if (fd >= 0) gilhost::write_all(fd, line + "\n");
+    if (still_ours()) gilhost::write_all(fd, line + "\n");
   }
 };
 
@@ -64,7 +90,7 @@ struct EventChannel {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: gilhost-runner --event-fd FD --spec JSON\n"
+               "usage: gilhost-runner --event-fd FD [--watch-fd FD] --spec JSON\n"
                "The child process of one gilhost run; gilhost starts it, people need not.\n");
   return 2;
 }
@@ -108,9 +134,12 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
 int main(int argc, char** argv) {
   EventChannel events;
   std::string spec_text;
+  int event_fd = -1, watch_fd = -1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--event-fd") == 0 && i + 1 < argc) {
-      events.fd = std::atoi(argv[++i]);
+      event_fd = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--watch-fd") == 0 && i + 1 < argc) {
+      watch_fd = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--spec") == 0 && i + 1 < argc) {
       spec_text = argv[++i];
     } else {
@@ -118,8 +147,13 @@ int main(int argc, char** argv) {
     }
   }
   if (spec_text.empty()) return usage();
-  // Processes the case forks must not hold our event pipe open.
-  if (events.fd >= 0) gilhost::set_cloexec(events.fd, true);
+  events.open(event_fd);
+  // The pipe whose closing kills our process group (gilhost set it up: run/child.cpp), moved high up (the
+  // kernel's set-up is the open file's, so it moves with it); programs the case execs do not hold it.
+  if (watch_fd >= 0) {
+    gilhost::set_cloexec(watch_fd, true);
+    if (dup_high(watch_fd) != watch_fd) ::close(watch_fd);
+  }
 
   gilhost::RunnerSpec spec;
   try {

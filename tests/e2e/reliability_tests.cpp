@@ -301,6 +301,18 @@ std::vector<std::string> run_args(const std::string& config, const std::vector<B
   return a;
 }
 
+// Whether the limit on descriptors (which gilhost and its children inherit) leaves fds 1024 and 1025
+// free, where the child keeps copies of its event and watch pipes.
+bool room_above_1024() {
+  rlimit lim{};
+  return ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur > 1025;
+}
+
+// The run options for embed mode (none) or exec mode.
+std::vector<std::string> mode_flags(bool exec_mode) {
+  return exec_mode ? std::vector<std::string>{"--exec"} : std::vector<std::string>{};
+}
+
 }  // namespace
 
 TEST_CASE("a deadlock, exits from a thread, a thread shutdown waits for and crashes in threads are recorded "
@@ -643,5 +655,115 @@ TEST_CASE("bad TOML gets file:line:column messages and exit status 2, from check
     CHECK(k.exit_code == 2);
     CHECK(k.err.rfind(path + ":", 0) == 0);  // every message starts with file:line:column
     CHECK(k.err.find(": error: ") != std::string::npos);
+  }
+}
+
+TEST_CASE("NaN, infinities and integers beyond 64 bits reach the results file and the report; a closed or "
+          "garbled event channel is an error with its cause", "[e2e][reliability][outcomes]") {
+  const Build b = newest();
+  for (const bool exec_mode : {false, true}) {
+    DYNAMIC_SECTION((exec_mode ? "exec mode" : "embed mode")) {
+      TempDir dir;
+      const std::string results = dir / "r.jsonl";
+      Gilhost g(run_args("faults_outcomes.toml", {b}, results, mode_flags(exec_mode)), dir, dir / "pids");
+      auto e = g.wait(120);
+      INFO(e.out << e.err);
+      REQUIRE(!e.hung);
+      // Every expectation held; closed_below_1024 keeps its result only where the runner could keep its
+      // pipes at 1024 and above.
+      CHECK(e.code == (room_above_1024() ? 0 : 1));
+      Lines l = read_lines(results);
+      CHECK(l.torn == 0);
+      auto result_of = [&](const std::string& c) {
+        const json* r = l.find(c);
+        REQUIRE(r);
+        INFO(c << ": " << r->dump());
+        CHECK((*r)["status"] == "ok");
+        CHECK((*r)["has_result"] == true);
+        return (*r)["result"];
+      };
+      CHECK(result_of("nan") == json{{"$float", "nan"}});
+      CHECK(result_of("minus_inf") == json{{"$float", "-inf"}});
+      CHECK(result_of("big") == json{{"$int", "1" + std::string(400, '0')}});
+      CHECK(result_of("dict_inf") == json{{"x", {{"$float", "inf"}}}});
+      CHECK(result_of("huge") == json{{"$int", "1" + std::string(5000, '0')}});
+      if (room_above_1024()) CHECK(result_of("closed_below_1024") == "closed");
+
+      const json* closed = l.find("closed_fds");
+      REQUIRE(closed);
+      CHECK((*closed)["status"] == "error");
+      CHECK((*closed)["note"].get<std::string>().find(
+                "the event channel closed before the case was reported (did the script close fd 3?)") == 0);
+      const json* returned = l.find("closed_fds_and_returned");
+      REQUIRE(returned);
+      CHECK((*returned)["status"] == "error");
+      CHECK((*returned)["note"].get<std::string>().find("fd 3") != std::string::npos);
+      const json* garbage = l.find("event_garbage");
+      REQUIRE(garbage);
+      CHECK((*garbage)["status"] == "error");
+      CHECK((*garbage)["note"].get<std::string>().find("could not be read (the first: '{not an event')") !=
+            std::string::npos);
+
+      // The report shows them as numbers.
+      auto r = gilhost::run_capture({kGilhost, "report", results}, 60);
+      INFO(r.out << r.err);
+      CHECK(r.exit_code == 0);
+      for (const char* shown : {"nan", "-inf", "1.0e400", "{\"x\":inf}", "1.0e5000"})
+        CHECK(r.out.find(shown) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("report refuses a newer format, a run record without its fields, and a file with no record",
+          "[e2e][reliability][report]") {
+  TempDir dir;
+  struct Bad {
+    std::string name, text, says;
+  };
+  const std::vector<Bad> cases = {
+      {"newer.jsonl", "{\"type\":\"meta\",\"format\":999}\n{\"type\":\"run\"}\n",
+       "newer.jsonl:1: results format 999 is not one this gilhost reads"},
+      {"fieldless.jsonl", "{\"type\":\"meta\",\"format\":1}\n{\"type\":\"run\"}\n",
+       "fieldless.jsonl:2: a run record without \"experiment\", \"case\""},
+      {"random.jsonl", "\x9c\x04\xf1 garbage\x01\n\xff\xfe{[\n", "random.jsonl: no gilhost record in it"},
+  };
+  for (const auto& c : cases) {
+    {
+      std::ofstream f(dir / c.name, std::ios::binary);
+      f << c.text;
+    }
+    for (const char* command : {"report", "export"}) {
+      auto r = gilhost::run_capture({kGilhost, command, dir / c.name}, 60);
+      INFO(command << " " << c.name << "\nstdout: " << r.out << "\nstderr: " << r.err);
+      CHECK(r.exit_code == 2);
+      CHECK(r.out.empty());
+      CHECK(r.err.find(c.says) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("kill -9 of gilhost takes the child's whole process group with it, grandchildren included",
+          "[e2e][reliability]") {
+  const Build b = newest();
+  for (const bool exec_mode : {false, true}) {
+    DYNAMIC_SECTION((exec_mode ? "exec mode" : "embed mode")) {
+      TempDir dir;
+      const std::string pids = dir / "pids";
+      std::vector<std::string> options = mode_flags(exec_mode);
+      // The case closes fds 3-1023 first, as daemon code does: the watch pipe's copy above them holds.
+      if (room_above_1024()) options.insert(options.end(), {"--profile", "closed"});
+      Gilhost g(run_args("faults_grandchild.toml", {b}, dir / "r.jsonl", options), dir, pids);
+      // The case has started its `sleep 600` and replaced its signal handlers.
+      REQUIRE(wait_until([&] { return read_pids(pids).size() >= 1; }, 60));
+      sleep_s(0.2);
+      const pid_t grandchild = read_pids(pids).front();
+      REQUIRE(proc_state(grandchild) != 0);
+      ::kill(g.pid, SIGKILL);
+      auto e = g.wait(20);
+      CHECK(e.signal == SIGKILL);
+      Leftovers left = leftovers(pids, 3.0);
+      INFO("still alive: " << left.recorded_alive.size() << " recorded, " << left.orphans.size() << " orphans");
+      CHECK(left.none());
+    }
   }
 }

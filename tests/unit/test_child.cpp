@@ -135,10 +135,13 @@ TEST_CASE("run_child: events are JSON lines on fd 3", "[child]") {
       sh("echo '{\"event\":\"case\",\"n\":1}' >&3; echo 'not json' >&3; printf '{\"event\":' >&3; "
          "printf '\"end\"}\\n' >&3; echo '[1,2]' >&3"));
   CHECK(r.exit_code == 0);
-  REQUIRE(r.events.size() == 3);
+  REQUIRE(r.events.size() == 2);
   CHECK(r.events[0] == nlohmann::json{{"event", "case"}, {"n", 1}});
   CHECK(r.events[1] == nlohmann::json{{"event", "end"}});  // one line written in two pieces
-  CHECK(r.events[2] == nlohmann::json::array({1, 2}));
+  // Lines that are no event (not JSON, not an object) are counted, never silently dropped.
+  CHECK(r.unreadable_events == 2);
+  CHECK(r.first_unreadable_event == "not json");
+  CHECK_FALSE(r.events_closed_early);
 
   ChildRequest other_fd = sh("echo '{\"event\":\"x\"}' >&5");
   other_fd.event_fd = 5;
@@ -146,6 +149,38 @@ TEST_CASE("run_child: events are JSON lines on fd 3", "[child]") {
   CHECK(r5.exit_code == 0);
   REQUIRE(r5.events.size() == 1);
   CHECK(r5.events[0]["event"] == "x");
+}
+
+TEST_CASE("run_child: a last event line cut short is unreadable, not lost", "[child]") {
+  ChildResult r = gilhost::run_child(sh("printf '{\"event\":\"case\",\"n\":' >&3"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.events.empty());
+  CHECK(r.unreadable_events == 1);
+  CHECK(r.first_unreadable_event == "{\"event\":\"case\",\"n\":");
+}
+
+TEST_CASE("run_child: an event pipe closed while the child runs on is told from an exit", "[child]") {
+  ChildResult closed = gilhost::run_child(sh("exec 3>&-; sleep 0.3"));
+  CHECK(closed.exit_code == 0);
+  CHECK(closed.events_closed_early);
+  CHECK(closed.event_fd == 3);
+
+  ChildResult exited = gilhost::run_child(sh("echo '{\"event\":\"x\"}' >&3"));
+  CHECK(exited.exit_code == 0);
+  CHECK_FALSE(exited.events_closed_early);
+}
+
+TEST_CASE("run_child: the watch pipe is the child's at watch_fd, and EOF there once we are done", "[child]") {
+  // The child reads its watch fd in the background: nothing arrives while we run it (we never write).
+  ChildRequest req = sh("if [ -e /proc/self/fd/4 ]; then echo open; fi; "
+                        "timeout 0.3 cat <&4; echo \"read ended: $?\"");
+  req.watch_fd = 4;
+  ChildResult r = gilhost::run_child(req);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_text == "open\nread ended: 124\n");  // blocked until timeout: not EOF while we wait
+
+  ChildResult none = gilhost::run_child(sh("if [ -e /proc/self/fd/4 ]; then echo open; else echo none; fi"));
+  CHECK(none.stdout_text == "none\n");
 }
 
 TEST_CASE("run_child: processes left behind are counted and killed", "[child]") {

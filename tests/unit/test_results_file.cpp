@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "helpers.hpp"
+#include "report/merge.hpp"
 #include "run/results_file.hpp"
 
 using gilhost::ResultsSet;
@@ -96,4 +97,58 @@ TEST_CASE("results file: lines that are not objects, blank lines, bad UTF-8", "[
 TEST_CASE("default_results_path: results/NAME-DATE-TIME.jsonl", "[results]") {
   const std::string p = gilhost::default_results_path("race");
   CHECK_THAT(p, Catch::Matchers::Matches(R"(results/race-\d{8}-\d{6}\.jsonl)"));
+}
+
+TEST_CASE("results_line_problem: what a report cannot use", "[results]") {
+  using gilhost::results_line_problem;
+  CHECK(results_line_problem({{"type", "meta"}, {"format", 1}}).empty());
+  CHECK(results_line_problem({{"type", "meta"}, {"format", 999}}) ==
+        "results format 999 is not one this gilhost reads (format 1; was it written by a newer gilhost?)");
+  CHECK(results_line_problem({{"type", "meta"}, {"format", "1"}}).find("results format \"1\"") == 0);
+  CHECK(results_line_problem({{"type", "meta"}}) == "a meta record without \"format\"");
+  const json run = {{"type", "run"}, {"experiment", "e"}, {"case", "c"}, {"interpreter", "3.12.1"},
+                    {"status", "ok"}, {"wall_ns", 12}};
+  CHECK(results_line_problem(run).empty());
+  CHECK(results_line_problem({{"type", "run"}}) ==
+        "a run record without \"experiment\", \"case\", \"interpreter\", \"status\", \"wall_ns\"");
+  json no_wall = run;
+  no_wall.erase("wall_ns");
+  no_wall["case"] = 3;
+  CHECK(results_line_problem(no_wall) == "a run record without \"case\", \"wall_ns\"");
+  CHECK(results_line_problem({{"type", "skip"}}).empty());
+  CHECK(results_line_problem({{"type", "rnu"}}) == "unknown record type \"rnu\"");
+  CHECK(results_line_problem({{"case", "c"}}) == "not a gilhost record (it has no \"type\")");
+}
+
+TEST_CASE("load_results_ordered: a newer format, a run without fields or no record at all is a located error",
+          "[results][merge]") {
+  gilhost_test::TempDir tmp;
+  auto message_for = [&](const std::string& name, const std::string& text) -> std::string {
+    const std::string path = (tmp / name).string();
+    gilhost_test::write_file(path, text);
+    try {
+      gilhost::load_results_ordered(path);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const std::string meta = R"({"type":"meta","format":1})";
+  const std::string run = R"({"type":"run","experiment":"e","case":"c","interpreter":"i","status":"ok","wall_ns":1})";
+  CHECK(message_for("newer.jsonl", R"({"type":"meta","format":999})" "\n" + run + "\n") ==
+        (tmp / "newer.jsonl").string() +
+            ":1: results format 999 is not one this gilhost reads (format 1; was it written by a newer gilhost?)");
+  CHECK(message_for("empty_run.jsonl", meta + "\n\n" + R"({"type":"run"})" + "\n") ==
+        (tmp / "empty_run.jsonl").string() +
+            ":3: a run record without \"experiment\", \"case\", \"interpreter\", \"status\", \"wall_ns\"");
+  CHECK(message_for("random.jsonl", std::string("\x8f\x01zq\xff\n\x13\x37{{[\n", 12)) ==
+        (tmp / "random.jsonl").string() + ": no gilhost record in it (2 lines, none of them JSON: not a results file?)");
+  CHECK(message_for("empty.jsonl", "") == (tmp / "empty.jsonl").string() + ": no gilhost record in it (the file is empty)");
+
+  // A good file, even with its last line cut by a crash, loads.
+  const std::string good = (tmp / "good.jsonl").string();
+  gilhost_test::write_file(good, meta + "\n" + run + "\n" + R"({"type":"run","ca)");
+  gilhost::LoadedResults loaded = gilhost::load_results_ordered(good);
+  CHECK(loaded.lines.size() == 2);
+  CHECK(loaded.malformed_lines == 1);
 }

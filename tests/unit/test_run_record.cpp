@@ -40,9 +40,6 @@ struct Fixture {
   }
   json record(const Interpreter& interp, json outcome, const std::string& stderr_text = "",
               json extra_event = json::object()) const {
-    gilhost::PlannedRun run;
-    run.c = &c;
-    run.interp = &interp;
     ChildResult child;
     child.exited = true;
     child.exit_code = 0;
@@ -50,6 +47,12 @@ struct Fixture {
     event.update(extra_event);
     child.events.push_back(event);
     child.stderr_text = stderr_text;
+    return record_of(interp, child);
+  }
+  json record_of(const Interpreter& interp, const ChildResult& child) const {
+    gilhost::PlannedRun run;
+    run.c = &c;
+    run.interp = &interp;
     return gilhost::make_run_record(ex, run, child);
   }
 };
@@ -155,4 +158,76 @@ TEST_CASE("runner_spec: the runner is told whether the build is free-threaded", 
   const auto spec = gilhost::runner_spec(f.c, f.ft);
   CHECK(gilhost::RunnerSpec::from_json(spec.to_json()).free_threaded);
   CHECK(spec.python_spec(0)["free_threaded"] == true);
+}
+
+namespace {
+// The record of a run that ended with `exit_code` and these child-side facts, and no case event.
+json record_without_case(int exit_code, bool closed_early) {
+  Fixture f;
+  ChildResult child;
+  child.exited = true;
+  child.exit_code = exit_code;
+  child.events_closed_early = closed_early;
+  return f.record_of(f.ft, child);
+}
+}  // namespace
+
+TEST_CASE("run record: exit 0 without a case event is an error that says why", "[run][events]") {
+  json plain = record_without_case(0, false);
+  CHECK(plain["status"] == "error");
+  CHECK(plain["expect_ok"] == false);
+  CHECK(plain["note"] == "the process exited before the case was reported (os._exit(0), or did the script close fd 3?)");
+
+  json closed = record_without_case(0, true);
+  CHECK(closed["status"] == "error");
+  CHECK(closed["note"] == "the event channel closed before the case was reported (did the script close fd 3?)");
+
+  json closed_then_failed = record_without_case(1, true);
+  CHECK(closed_then_failed["status"] == "error");
+  CHECK(closed_then_failed["note"] ==
+        "the event channel closed before the case was reported (did the script close fd 3?); the process exited "
+        "with status 1");
+  CHECK(record_without_case(7, false)["note"].get<std::string>().find("exited with status 7 before the case") !=
+        std::string::npos);
+}
+
+TEST_CASE("run record: an event line that cannot be read makes the run an error", "[run][events]") {
+  Fixture f;
+  ChildResult child;
+  child.exited = true;
+  child.exit_code = 0;
+  child.events.push_back({{"event", "case"}, {"wall_ns", 1000}, {"outcome", outcome(false)}});
+  child.unreadable_events = 1;
+  child.first_unreadable_event = "{not json";
+  json r = f.record_of(f.ft, child);
+  CHECK(r["status"] == "error");
+  CHECK(r["note"] == "1 line on the event channel (fd 3) could not be read (the first: '{not json'); did the "
+                     "script write to it?");
+  CHECK(r["result"] == 1);  // what was read is kept
+
+  child.events.clear();
+  child.unreadable_events = 2;
+  json lost = f.record_of(f.ft, child);
+  CHECK(lost["status"] == "error");
+  CHECK(lost["note"].get<std::string>().find("2 lines on the event channel (fd 3) could not be read") == 0);
+  CHECK(lost["note"].get<std::string>().find("the case was never reported") != std::string::npos);
+}
+
+TEST_CASE("child_argv: the runner, or exec mode's bootstrap, is told the watch fd", "[run]") {
+  Fixture f;
+  const auto spec = gilhost::runner_spec(f.c, f.ft);
+  const auto argv = gilhost::child_argv(spec, f.ft, "/x/gilhost-runner", 3, 4);
+  REQUIRE(argv.size() == 7);
+  CHECK(std::vector<std::string>(argv.begin(), argv.begin() + 5) ==
+        std::vector<std::string>{"/x/gilhost-runner", "--event-fd", "3", "--watch-fd", "4"});
+  CHECK(gilhost::child_argv(spec, f.ft, "/x/gilhost-runner", 3).size() == 5);
+  Interpreter exec_build = f.ft;
+  exec_build.shared = false;
+  exec_build.executable = "/x/python3";
+  const auto exec_argv = gilhost::child_argv(spec, exec_build, "/x/gilhost-runner", 3, 4);
+  REQUIRE(exec_argv.size() == 3);
+  CHECK(exec_argv[0] == "/x/python3");
+  CHECK(exec_argv[2].find("\"event_fd\": 3") != std::string::npos);
+  CHECK(exec_argv[2].find("\"watch_fd\": 4") != std::string::npos);
+  CHECK(gilhost::child_argv(spec, exec_build, "/x/gilhost-runner", 3)[2].find("\"watch_fd\": ") == std::string::npos);
 }
