@@ -1,6 +1,6 @@
 #include "config/expect.hpp"
 
-#include "run/tagged_number.hpp"
+#include "util/tagged_number.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "config/expect.hpp"
-#include "run/tagged_number.hpp"
+#include "util/tagged_number.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {

@@ -8,7 +8,7 @@
 #include "config/expect.hpp"
 #include "helpers.hpp"
 #include "report/summary.hpp"
-#include "run/tagged_number.hpp"
+#include "util/tagged_number.hpp"
 #include "runner/bootstrap.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"

@@ -1,4 +1,4 @@
-#include "run/tagged_number.hpp"
+#include "util/tagged_number.hpp"
 
 #include <cmath>
 #include <cstdlib>
