@@ -9,6 +9,7 @@
 
 #include "measure/clock.hpp"
 #include "runner/interpreter_session.hpp"
+#include "util/strings.hpp"
 
 namespace gilhost {
 
@@ -106,7 +107,7 @@ void worker_main(const py::Api& api, const RunnerSpec& spec, const py::PyInterpr
 // error, the largest exit code, the GIL on if it was on in any interpreter; `per` gets each worker's own.
 nlohmann::json combine_outcomes(const std::vector<Worker>& workers, nlohmann::json& per) {
   nlohmann::json results = nlohmann::json::array();
-  nlohmann::json reenabled_by = nlohmann::json::array();
+  std::vector<std::string> reenabled_by;
   nlohmann::json combined = {{"has_result", true}, {"error", nullptr}, {"exit_code", 0},
                              {"metrics", nlohmann::json::object()}, {"marks", nlohmann::json::array()}};
   for (const Worker& w : workers) {
@@ -126,7 +127,7 @@ nlohmann::json combine_outcomes(const std::vector<Worker>& workers, nlohmann::js
       if (o.contains(key) && o[key].is_boolean()) combined[key] = combined.value(key, false) || o[key].get<bool>();
     if (o.contains("python_version")) combined["python_version"] = o["python_version"];
     for (const auto& name : o.value("gil_reenabled_by", nlohmann::json::array()))
-      if (std::find(reenabled_by.begin(), reenabled_by.end(), name) == reenabled_by.end()) reenabled_by.push_back(name);
+      if (name.is_string()) add_unique(reenabled_by, name.get<std::string>());
     o["end_ns"] = w.end_ns;
     per.push_back(std::move(o));
   }
