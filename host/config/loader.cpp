@@ -446,29 +446,30 @@ Experiment load_root(const toml::table& root, const std::string& path, const std
   return Loader(path, profile, profile_params).load(root);
 }
 
-ConfigErrors hazard_failure(const TomlHazard& h, const std::string& path) {
-  return ConfigErrors({ConfigError{SourcePos{path, h.line, h.column}, h.message}});
+ConfigErrors located(const std::string& path, int line, int column, std::string message) {
+  return ConfigErrors({ConfigError{SourcePos{path, line, column}, std::move(message)}});
 }
 
 }  // namespace
 
 Experiment load_experiment_text(const std::string& text, const std::string& path, const std::string& profile) {
-  // toml++ only ever sees text it parses without undefined behaviour (config/toml_guard.hpp): all of it,
-  // or, when it holds a character toml++ cannot be shown, what comes before that character.
+  // toml++ never sees the characters its whitespace tables break on (config/toml_guard.hpp): stand-ins
+  // take their place, one code point for one, and the parsed table and messages get them back.
   const GuardedToml guarded = guard_toml(text);
+  const auto& reserved = guarded.reserved;
   toml::table root;
   try {
     root = toml::parse(guarded.text, path);
   } catch (const toml::parse_error& err) {
-    const auto& src = err.source();
-    const int line = static_cast<int>(src.begin.line);
-    const int column = guarded.original_column(line, static_cast<int>(src.begin.column));
-    // An error before the hazard is the file's first; one at or after it is the cut-off text's.
-    if (guarded.hazard && (line > guarded.hazard->line || (line == guarded.hazard->line && column >= guarded.hazard->column)))
-      throw hazard_failure(*guarded.hazard, path);
-    throw ConfigErrors({ConfigError{SourcePos{path, line, column}, std::string(err.description())}});
+    const int line = static_cast<int>(err.source().begin.line);
+    const int column = static_cast<int>(err.source().begin.column);
+    // The file's first error: a stand-in the file holds itself may come before toml++'s.
+    if (reserved && (reserved->line < line || (reserved->line == line && reserved->column <= column)))
+      throw located(path, reserved->line, reserved->column, reserved->message);
+    throw located(path, line, column, restore_toml(err.description()));
   }
-  if (guarded.hazard) throw hazard_failure(*guarded.hazard, path);
+  if (reserved) throw located(path, reserved->line, reserved->column, reserved->message);
+  restore_toml(root);
   return load_root(root, path, profile);
 }
 

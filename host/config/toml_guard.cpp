@@ -1,269 +1,167 @@
 #include "config/toml_guard.hpp"
 
-#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <vector>
+
+#include "util/strings.hpp"
 
 namespace gilhost {
 
 namespace {
 
-// Length of the UTF-8 sequence led by `b` (1 for ASCII and for bytes that lead nothing valid).
-std::size_t utf8_length(unsigned char b) {
-  if (b < 0xC2) return 1;
-  if (b < 0xE0) return 2;
-  if (b < 0xF0) return 3;
-  if (b < 0xF5) return 4;
-  return 1;
-}
+constexpr char32_t kStandInBase = 0xF0000;  // plane 15, private use: far above toml++'s tables
+constexpr char32_t kHazardBase = 0xA0;
 
-// The code point at `i` (which is `n` bytes long), or -1 when the bytes are not valid UTF-8.
-long decode(const std::string& s, std::size_t i, std::size_t n) {
-  if (n == 1) return static_cast<unsigned char>(s[i]) < 0x80 ? static_cast<unsigned char>(s[i]) : -1;
-  if (i + n > s.size()) return -1;
-  static const unsigned char lead_mask[] = {0, 0, 0x1F, 0x0F, 0x07};
-  long cp = static_cast<unsigned char>(s[i]) & lead_mask[n];
-  for (std::size_t k = 1; k < n; ++k) {
-    const unsigned char c = static_cast<unsigned char>(s[i + k]);
-    if ((c & 0xC0) != 0x80) return -1;
-    cp = (cp << 6) | (c & 0x3F);
-  }
-  return cp;
-}
-
-std::string describe(const std::string& s, std::size_t i, std::size_t n, long cp) {
-  char buf[64];
-  if (cp < 0) {
-    std::snprintf(buf, sizeof buf, "byte 0x%02X (not UTF-8)", static_cast<unsigned>(static_cast<unsigned char>(s[i])));
-    return buf;
-  }
-  std::snprintf(buf, sizeof buf, " (U+%04lX)", cp);
-  return "'" + s.substr(i, n) + "'" + buf;
-}
-
-class Scanner {
- public:
-  explicit Scanner(const std::string& in) : in_(in) {}
-
-  GuardedToml run() {
-    if (in_.compare(0, 3, "\xEF\xBB\xBF") == 0) {  // a BOM, which toml++ skips: no column of its own
-      out_.text.append(in_, 0, 3);
-      i_ = 3;
-    }
-    while (i_ < in_.size() && !out_.hazard && !stopped_) {
-      const char c = in_[i_];
-      const bool quote = c == '"' || c == '\'';
-      if (c == '#') {
-        comment();
-      } else if (quote && !string_may_start()) {
-        // Inside a token (`1979-01-01"x`): toml++ reads on for the token's end, asking of each character
-        // whether it is whitespace, so what follows is outside any string.
-        copy(1);
-      } else if (quote) {
-        if (in_.compare(i_, 3, "\"\"\"") == 0) multi_line_basic();
-        else if (in_.compare(i_, 3, "'''") == 0) multi_line_literal();
-        else single_line(c, c == '"');
-        prev_ = '"';
-        continue;
-      } else if (static_cast<unsigned char>(c) >= 0x80) {
-        hazard("unexpected character " + here() + ": outside strings and comments TOML allows only ASCII");
-      } else {
-        structure(c);
-        copy(1);
-      }
-      prev_ = c;
-    }
-    // Stopped at a lexical error: toml++ fails there before reading further, so the rest goes as it is.
-    if (!out_.hazard) out_.text.append(in_, i_, std::string::npos);
-    return std::move(out_);
-  }
-
- private:
-  // The code point at the cursor, for messages.
-  std::string here() const {
-    const std::size_t n = utf8_length(static_cast<unsigned char>(in_[i_]));
-    return describe(in_, i_, n, decode(in_, i_, n));
-  }
-  void hazard(std::string message) { out_.hazard = TomlHazard{i_, line_, column_, std::move(message)}; }
-  bool at(char c) const { return i_ < in_.size() && in_[i_] == c; }
-  bool at_newline() const { return at('\n') || (at('\r') && i_ + 1 < in_.size() && in_[i_ + 1] == '\n'); }
-
-  // Copies the next `count` code points to the output, advancing line and column.
-  void copy(std::size_t count = 1) {
-    for (; count > 0 && i_ < in_.size(); --count) {
-      const std::size_t bytes = std::min(in_.size() - i_, utf8_length(static_cast<unsigned char>(in_[i_])));
-      if (in_[i_] == '\n') {
-        ++line_;
-        column_ = 1;
-      } else {
-        ++column_;
-      }
-      out_.text.append(in_, i_, bytes);
-      i_ += bytes;
-    }
-  }
-
-  // Where toml++ starts a string: where a key or a value starts (in dotted keys, after a '.').
-  bool string_may_start() const {
-    switch (prev_) {
-      case '\n': case '\r': case ' ': case '\t': case '=': case '[': case '{': case ',': return true;
-      case '.': return key_context();
-      default: return false;
-    }
-  }
-  bool key_context() const { return expect_key_ || (!open_.empty() && open_.back() == '#'); }
-  // Whether keys or values come next: '[' opens a table header ('#') or an array ('['), '{' a table.
-  void structure(char c) {
-    switch (c) {
-      case '\n':
-        if (open_.empty()) expect_key_ = true;
-        break;
-      case '=': expect_key_ = false; break;
-      case '[':
-        if (key_context() && (open_.empty() || open_.back() == '#')) {
-          open_.push_back('#');
-        } else {
-          open_.push_back('[');
-          expect_key_ = false;
-        }
-        break;
-      case '{':
-        open_.push_back('{');
-        expect_key_ = true;
-        break;
-      case ']': case '}':
-        if (!open_.empty()) open_.pop_back();
-        if (c == '}') expect_key_ = false;
-        break;
-      case ',': expect_key_ = !open_.empty() && open_.back() == '{'; break;
-      default: break;
-    }
-  }
-
-  void comment() {
-    while (i_ < in_.size() && !at('\n')) copy();
-  }
-
-  // "..." or '...': a newline before the closing quote is toml++'s error, found before anything later.
-  void single_line(char quote, bool escapes) {
-    copy(1);
-    while (i_ < in_.size()) {
-      if (at('\n')) {
-        stopped_ = true;
-        return;
-      }
-      if (at(quote)) {
-        copy(1);
-        return;
-      }
-      if (escapes && at('\\')) {
-        copy(1);
-        if (i_ >= in_.size() || at('\n')) continue;
-      }
-      copy();
-    }
-  }
-
-  // Closing delimiters: three quotes, or four or five (one or two of them belong to the string).
-  bool closes(char quote) {
-    std::size_t n = 0;
-    while (i_ + n < in_.size() && in_[i_ + n] == quote && n < 5) ++n;
-    if (n < 3) return false;
-    copy(n);
-    return true;
-  }
-
-  void multi_line_literal() {
-    copy(3);
-    while (i_ < in_.size()) {
-      if (at('\'') && closes('\'')) return;
-      copy();
-    }
-  }
-
-  void multi_line_basic() {
-    copy(3);
-    bool skipping = false;  // after a line-ending backslash: whitespace and newlines are dropped
-    while (i_ < in_.size() && !out_.hazard && !stopped_) {
-      if (at('"')) {
-        if (closes('"')) return;
-        skipping = false;
-        copy(1);
-        continue;
-      }
-      if (at('\\')) {
-        skipping = false;
-        copy(1);
-        if (i_ >= in_.size()) return;
-        const unsigned char next = static_cast<unsigned char>(in_[i_]);
-        if (next >= 0x80) {
-          hazard("unknown escape sequence '\\' followed by " + here());
-          return;
-        }
-        if (next == ' ' || next == '\t' || at_newline()) {
-          while (at(' ') || at('\t')) copy(1);
-          // toml++ asks whether the character that ends the run of whitespace is whitespace too.
-          if (i_ < in_.size() && static_cast<unsigned char>(in_[i_]) >= 0x80) {
-            hazard("line-ending backslashes must be the last non-whitespace character on the line, saw " + here());
-            return;
-          }
-          if (!at_newline()) {  // the same error, from toml++
-            stopped_ = true;
-            return;
-          }
-          skipping = true;
-          continue;
-        }
-        copy(1);  // the escaped character (\u and \U digits follow as plain text)
-        continue;
-      }
-      if (skipping) {
-        if (at(' ') || at('\t') || at('\n') || at('\r')) {
-          copy(1);
-          continue;
-        }
-        skipping = false;
-        const std::size_t n = utf8_length(static_cast<unsigned char>(in_[i_]));
-        const long cp = decode(in_, i_, n);
-        if (cp >= 0x80) {
-          escape(cp, n);
-          continue;
-        }
-      }
-      copy();
-    }
-  }
-
-  // The code point at the cursor written as \uXXXX or \UXXXXXXXX, which toml++ reads without asking
-  // whether it is whitespace.
-  void escape(long cp, std::size_t bytes) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, cp <= 0xFFFF ? "\\u%04lX" : "\\U%08lX", cp);
-    const std::string esc(buf);
-    out_.text += esc;
-    out_.shifts.push_back({line_, column_, static_cast<int>(esc.size()) - 1});
-    i_ += bytes;
-    ++column_;
-  }
-
-  const std::string& in_;
-  std::size_t i_ = 0;
-  int line_ = 1, column_ = 1;
-  bool stopped_ = false;  // toml++ fails at a lexical error before anything after it: stop looking
-  char prev_ = '\n';        // the last character outside strings (a whole string counts as '"')
-  bool expect_key_ = true;  // a key comes next (else a value)
-  std::string open_;        // the brackets open outside strings, innermost last
-  GuardedToml out_;
+struct CodePoint {
+  char32_t value = 0;
+  std::size_t length = 1;  // bytes
+  bool valid = false;      // strict UTF-8 (no overlong forms, no surrogates), as toml++'s decoder reads it
 };
+
+CodePoint decode_at(std::string_view s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return {lead, 1, true};
+  std::size_t n = 0;
+  char32_t cp = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) n = 2, cp = lead & 0x1F;
+  else if (lead >= 0xE0 && lead <= 0xEF) n = 3, cp = lead & 0x0F;
+  else if (lead >= 0xF0 && lead <= 0xF4) n = 4, cp = lead & 0x07;
+  else return {};
+  if (i + n > s.size()) return {};
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return {};
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  const bool shortest = (n == 2 && cp >= 0x80) || (n == 3 && cp >= 0x800) || (n == 4 && cp >= 0x10000);
+  if (!shortest || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return {};
+  return {cp, n, true};
+}
+
+char32_t stand_in_for(char32_t hazard) { return kStandInBase + (hazard - kHazardBase); }
+bool is_stand_in(char32_t cp) {
+  return cp >= kStandInBase && cp < kStandInBase + 0x10000 && is_toml_hazard(cp - kStandInBase + kHazardBase);
+}
+char32_t original_of(char32_t stand_in) { return stand_in - kStandInBase + kHazardBase; }
+
+// The value of a \UXXXXXXXX escape at `i`, if one starts there.
+std::optional<char32_t> long_escape_at(std::string_view s, std::size_t i) {
+  if (i + 10 > s.size() || s[i] != '\\' || s[i + 1] != 'U') return std::nullopt;
+  char32_t v = 0;
+  for (std::size_t k = i + 2; k < i + 10; ++k) {
+    const char c = s[k];
+    int digit = -1;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    if (digit < 0) return std::nullopt;
+    v = (v << 4) | static_cast<char32_t>(digit);
+  }
+  return v;
+}
+
+std::string u_plus(char32_t cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
+  return buf;
+}
+
+bool holds_stand_in(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const CodePoint cp = decode_at(s, i);
+    if (cp.valid && is_stand_in(cp.value)) return true;
+    i += cp.length;
+  }
+  return false;
+}
+
+void restore_node(toml::node& node) {
+  if (auto* table = node.as_table()) {
+    restore_toml(*table);
+  } else if (auto* array = node.as_array()) {
+    for (auto& item : *array) restore_node(item);
+  } else if (auto* string = node.as_string()) {
+    if (holds_stand_in(string->get())) string->get() = restore_toml(string->get());
+  }
+}
 
 }  // namespace
 
-int GuardedToml::original_column(int line, int column) const {
-  int back = 0;
-  for (const auto& s : shifts)
-    if (s.line == line && column > s.column + back) back += s.delta;
-  return column - back;
+bool is_toml_hazard(char32_t c) {
+  // toml++ 3.3.0's is_non_ascii_horizontal_whitespace(): after its range check, its bitmask of 64 "child"
+  // blocks and its three single characters, a switch with cases for blocks 5 and 7 only; every other
+  // block falls into `default: TOML_UNREACHABLE`.
+  if (c < 0xA0 || c > 0xFEFF) return false;
+  const auto child = (static_cast<std::uint64_t>(c) - 0xA0u) / 0x3FAu;
+  if ((1ull << child) & 0x7FFFFFFFFFFFF75Eull) return false;
+  if (c == 0xA0 || c == 0x3000 || c == 0xFEFF) return false;
+  return child != 5 && child != 7;
 }
 
-GuardedToml guard_toml(const std::string& text) { return Scanner(text).run(); }
+GuardedToml guard_toml(std::string_view text) {
+  GuardedToml out;
+  out.text.reserve(text.size() + text.size() / 2);
+  int line = 1, column = 1;
+  auto reserve_error = [&](char32_t cp, const char* how) {
+    if (out.reserved) return;
+    out.reserved = TomlHazard{line, column,
+                              u_plus(cp) + std::string(how) + " is a private-use character gilhost's TOML reader "
+                                                              "uses itself (as a stand-in for " +
+                                  u_plus(original_of(cp)) + "): it cannot appear in an experiment file"};
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const CodePoint cp = decode_at(text, i);
+    if (cp.valid && is_toml_hazard(cp.value)) {
+      out.text += utf8_encode(stand_in_for(cp.value));
+    } else {
+      if (cp.valid && is_stand_in(cp.value)) reserve_error(cp.value, "");
+      if (auto escaped = long_escape_at(text, i); escaped && is_stand_in(*escaped)) reserve_error(*escaped, " (escaped)");
+      out.text.append(text, i, cp.length);
+    }
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += cp.length;
+  }
+  return out;
+}
+
+std::string restore_toml(std::string_view guarded) {
+  std::string out;
+  out.reserve(guarded.size());
+  for (std::size_t i = 0; i < guarded.size();) {
+    if (auto escaped = long_escape_at(guarded, i); escaped && is_stand_in(*escaped)) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "\\u%04X", static_cast<unsigned>(original_of(*escaped)));
+      out += buf;
+      i += 10;
+      continue;
+    }
+    const CodePoint cp = decode_at(guarded, i);
+    if (cp.valid && is_stand_in(cp.value)) out += utf8_encode(original_of(cp.value));
+    else out.append(guarded, i, cp.length);
+    i += cp.length;
+  }
+  return out;
+}
+
+void restore_toml(toml::table& root) {
+  std::vector<std::string> renamed;  // keys that hold stand-ins (quoted keys only: bare keys are ASCII)
+  for (auto&& [key, node] : root) {
+    restore_node(node);
+    if (holds_stand_in(key.str())) renamed.emplace_back(key.str());
+  }
+  for (const auto& name : renamed) {
+    const auto it = root.find(name);
+    toml::key restored(restore_toml(name), it->first.source());
+    // Moving a node keeps its source region; the old entry is left empty and erased.
+    it->second.visit([&](auto& node) { root.insert(std::move(restored), std::move(node)); });
+    root.erase(name);
+  }
+}
 
 }  // namespace gilhost

@@ -1,42 +1,46 @@
 #pragma once
 // Keeps toml++ 3.3.0 (Debian 12) away from its one known undefined behaviour.
 //
-// Its generated Unicode tables reach a TOML_UNREACHABLE (__builtin_unreachable) when asked whether many
-// non-ASCII characters (U+00A1-U+049A among them: Latin, Greek, Cyrillic) are whitespace
-// (marzer/tomlplusplus#190, fixed after 3.3.0). The parser asks that in three places only:
-//   1. at token boundaries, outside strings and comments, where TOML allows only ASCII anyway;
-//   2. right after a backslash in a multi-line basic string (`"""\é"""`: an unknown escape), or after
-//      the spaces and tabs that follow one (`"""\ é"""`: text after a line-ending backslash);
-//   3. at the first character after a line-ending backslash in a multi-line basic string, which valid
-//      TOML may well hold ("""\⏎ Ünïcode""").
-// guard_toml() lexes the text as TOML does (strings, comments, escapes) and finds the first place of kind
-// 1 or 2, a located error; for kind 3 it writes the character as the \uXXXX escape it equals, so the
-// string's value is unchanged, and remembers the shift so positions can be mapped back.
+// Its generated Unicode tables reach a TOML_UNREACHABLE (__builtin_unreachable) when asked whether certain
+// non-ASCII characters are whitespace (marzer/tomlplusplus#190, fixed after 3.3.0): exactly the code points
+// of is_toml_hazard(), U+00A1-U+0499 (Latin, Greek, Cyrillic), U+2C5E-U+3057 (CJK punctuation, Hiragana, ...)
+// and U+FB26-U+FEFE. The parser asks that wherever its lexer happens to look at a character on its own (at
+// token boundaries, after backslashes, inside malformed values, ...); a model of where that is was tried,
+// and the fuzzer kept finding places it missed.
+//
+// So toml++ is never shown such a character at all. guard_toml() replaces each by a stand-in, a private-use
+// character of plane 15 (U+F0000 + the offset from U+00A0), which toml++ classifies without harm; the
+// parsed strings and keys, and toml++'s error messages, get the original characters back from
+// restore_toml(). Stand-ins are one code point for one, so every line and column is the file's own. The
+// price: a file may not hold a stand-in itself (raw, or as a \U000Fxxxx escape): that is a located error.
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <vector>
+#include <string_view>
+
+#include <toml++/toml.h>
 
 namespace gilhost {
 
+// Whether toml++ 3.3.0's is_non_ascii_horizontal_whitespace() is undefined on `c`.
+bool is_toml_hazard(char32_t c);
+
 struct TomlHazard {
-  std::size_t offset = 0;  // byte offset in the original text
   int line = 0, column = 0;  // 1-based; columns count code points, like toml++
   std::string message;
 };
 
 struct GuardedToml {
-  std::string text;  // what toml++ may parse (kind-3 characters escaped)
-  std::optional<TomlHazard> hazard;  // the first kind-1 or kind-2 place, if any
-  // Escapes written on `line`: a column after `column` there moved right by `delta` code points.
-  struct Shift {
-    int line, column, delta;
-  };
-  std::vector<Shift> shifts;
-  // The original column of a position in `text` (lines never move).
-  int original_column(int line, int column) const;
+  std::string text;                   // the file, every hazardous character replaced by its stand-in
+  std::optional<TomlHazard> reserved;  // the first stand-in the file holds itself, if any
 };
 
-GuardedToml guard_toml(const std::string& text);
+GuardedToml guard_toml(std::string_view text);
+
+// Stand-ins back to the characters they stand for: raw ones, and the \U000Fxxxx escapes toml++ writes
+// in its error messages.
+std::string restore_toml(std::string_view guarded);
+// The same for every string and key of a parsed table, in place (source positions are kept).
+void restore_toml(toml::table& root);
 
 }  // namespace gilhost

@@ -19,5 +19,7 @@ std::string format_seconds(double seconds);
 std::string format_bytes(double bytes);
 // Number of terminal columns a UTF-8 string takes (one per code point; enough for our tables).
 std::size_t display_width(std::string_view s);
+// The UTF-8 bytes of one code point (at most U+10FFFF).
+std::string utf8_encode(char32_t cp);
 
 }  // namespace gilhost

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "config/loader.hpp"
+#include "config/toml_guard.hpp"
 
 namespace {
 
@@ -31,6 +32,9 @@ void check_errors(const gilhost::ConfigErrors& e) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  // The stand-ins toml++ is shown come back as the file's own characters.
+  const auto guarded = gilhost::guard_toml(text);
+  if (!guarded.reserved && gilhost::restore_toml(guarded.text) != text) std::abort();
   gilhost::Experiment ex;
   try {
     ex = gilhost::load_experiment_text(text, input_path());
