@@ -1,5 +1,6 @@
 """cpu_bound: 8 equal pure-Python CPU jobs, run sequentially, on thread pools,
-on process pools and (under gilhost) in N subinterpreters.
+on process pools, on interpreter pools (3.14+) and (under gilhost) in N
+subinterpreters.
 
 Each job is ``sum(i * i % 7 for i in range(n))``. Pool creation is inside the
 timing, as in the article. Every job's value is checked against the exact
@@ -165,6 +166,57 @@ def empty_pool(workers=8, tasks=8, start_method="spawn", jobs=None, n=None):
             "start_method": start_method, "wall_s": round(wall, 6)}
 
 
+def _interpreter_pool(workers):
+    """An InterpreterPoolExecutor (3.14+) whose workers can import this module:
+    a task that is not a self-contained function travels pickled by reference
+    (module.function), and a new interpreter's sys.path lacks this folder."""
+    from concurrent.futures import InterpreterPoolExecutor
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    return InterpreterPoolExecutor(
+        max_workers=workers, initializer=exec,
+        initargs=("import sys; sys.path.insert(0, %r)" % here,))
+
+
+def _interpreter_pool_factory(workers):
+    """A no-argument InterpreterPoolExecutor constructor (3.14+: PEP 734's
+    concurrent.interpreters under concurrent.futures), imported before the
+    clock starts. Each worker is an OS thread running its own interpreter with
+    its own GIL; `job` reaches it pickled by reference (cpu_bound.job), so the
+    worker imports this module once."""
+    from concurrent.futures import InterpreterPoolExecutor  # noqa: F401
+
+    return lambda: _interpreter_pool(workers)
+
+
+def interpreter_pool(jobs, n, workers):
+    """InterpreterPoolExecutor with `workers` interpreters; pool start (each
+    worker's interpreter creation and its import of this module) and stop are
+    timed, as for the thread and process pools."""
+    make_pool = _interpreter_pool_factory(workers)
+    cpu0 = _cpu_times()
+    t0 = time.perf_counter()
+    pool = make_pool()
+    values = _run_pool(pool, job, [(n,)] * jobs)
+    wall = time.perf_counter() - t0
+    cpu1 = _cpu_times()
+    return _result("interpreter_pool", values, jobs, n, wall, cpu0, cpu1, workers=workers)
+
+
+def empty_interpreter_pool(workers=8, tasks=8, jobs=None, n=None):
+    """Fixed cost of an interpreter pool: create `workers` interpreters, run
+    `tasks` empty tasks, stop -- the counterpart of empty_pool's processes."""
+    make_pool = _interpreter_pool_factory(workers)
+    t0 = time.perf_counter()
+    pool = make_pool()
+    values = _run_pool(pool, empty_task, [()] * tasks)
+    wall = time.perf_counter() - t0
+    if values != [None] * tasks:
+        raise RuntimeError("empty tasks returned %r" % (values,))
+    return {"mode": "empty_interpreter_pool", "workers": workers, "tasks": tasks,
+            "wall_s": round(wall, 6)}
+
+
 def share(jobs, n, subinterpreters):
     """One subinterpreter's share of the jobs: jobs / subinterpreters of them.
 
@@ -189,7 +241,8 @@ def share(jobs, n, subinterpreters):
             "expected_checksum": mine * expected_job(n)}
 
 
-CASES = ("sequential", "threads", "processes", "empty_pool", "share")
+CASES = ("sequential", "threads", "processes", "empty_pool", "share",
+         "interpreter_pool", "empty_interpreter_pool")
 
 
 def main(argv=None):
@@ -198,7 +251,8 @@ def main(argv=None):
 
     ap = argparse.ArgumentParser(
         description="8 equal CPU-bound jobs: sequential, thread pool, process "
-                    "pool, empty-pool fixed cost, or one subinterpreter's share.")
+                    "pool, interpreter pool (3.14+), empty-pool fixed costs, or one "
+                    "subinterpreter's share.")
     ap.add_argument("--case", choices=CASES + ("all",), default="all",
                     help="what to run (default: all; 'all' sweeps workers over --workers)")
     ap.add_argument("--jobs", type=int, default=8, help="number of equal jobs (8)")
@@ -220,15 +274,21 @@ def main(argv=None):
     for case in todo:
         if case == "sequential":
             out.append({"case": case, "result": sequential(a.jobs, n)})
-        elif case in ("threads", "processes"):
+        elif case in ("threads", "processes", "interpreter_pool"):
+            if case == "interpreter_pool" and sys.version_info < (3, 14):
+                continue  # InterpreterPoolExecutor is new in 3.14
             for w in a.workers:
                 if case == "threads":
                     r = threads(a.jobs, n, w)
-                else:
+                elif case == "processes":
                     r = processes(a.jobs, n, w, a.start_method)
+                else:
+                    r = interpreter_pool(a.jobs, n, w)
                 out.append({"case": "%s[workers=%d]" % (case, w), "result": r})
         elif case == "empty_pool":
             out.append({"case": case, "result": empty_pool(8, 8, a.start_method)})
+        elif case == "empty_interpreter_pool" and sys.version_info >= (3, 14):
+            out.append({"case": case, "result": empty_interpreter_pool(8, 8)})
         elif case == "share":
             out.append({"case": case, "result": share(a.jobs, n, a.subinterpreters)})
     print(json.dumps(out, indent=2))

@@ -1,5 +1,7 @@
 """four_ways: 8 tasks, CPU-bound or I/O-bound, run four ways -- sequentially,
-on threads, on processes and as asyncio coroutines -- with the build recorded.
+on threads, on processes and as asyncio coroutines -- with the build recorded;
+and a fifth way from 3.14 on, an InterpreterPoolExecutor (one interpreter with
+its own GIL per worker thread).
 
 CPU task: sum of squares of range(n) (n = 3,000,000), pure Python.
 I/O task: sleep `sleep_s` (0.5 s): time.sleep, or asyncio.sleep in the asyncio mode.
@@ -26,7 +28,7 @@ except ImportError:
 WAIT_TIMEOUT_S = 600.0
 
 FAMILIES = ("cpu", "io")
-MODES = ("sequential", "threads", "processes", "asyncio")
+MODES = ("sequential", "threads", "processes", "asyncio", "interpreters")
 
 
 def build_info():
@@ -92,6 +94,18 @@ def _run_pool(pool, jobs):
     return values
 
 
+def _interpreter_pool(workers):
+    """An InterpreterPoolExecutor (3.14+) whose workers can import this module:
+    a task that is not a self-contained function travels pickled by reference
+    (module.function), and a new interpreter's sys.path lacks this folder."""
+    from concurrent.futures import InterpreterPoolExecutor
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    return InterpreterPoolExecutor(
+        max_workers=workers, initializer=exec,
+        initargs=("import sys; sys.path.insert(0, %r)" % here,))
+
+
 def _execute(family, mode, tasks, n, sleep_s, workers, start_method):
     if mode == "sequential":
         return [fn(*args) for fn, args in _jobs(family, tasks, n, sleep_s)]
@@ -108,6 +122,9 @@ def _execute(family, mode, tasks, n, sleep_s, workers, start_method):
         ctx = multiprocessing.get_context(start_method)
         return _run_pool(ProcessPoolExecutor(max_workers=workers, mp_context=ctx),
                          _jobs(family, tasks, n, sleep_s))
+    if mode == "interpreters":
+        # 3.14+: a thread pool whose workers each run their own interpreter (own GIL).
+        return _run_pool(_interpreter_pool(workers), _jobs(family, tasks, n, sleep_s))
     if mode == "asyncio":
         import asyncio
 
@@ -135,6 +152,8 @@ def run(family, mode, tasks=8, n=3_000_000, sleep_s=0.5, workers=8,
         # concurrent.futures loads its executors lazily: name them to load them.
         from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor  # noqa: F401
         import multiprocessing  # noqa: F401
+    elif mode == "interpreters":
+        from concurrent.futures import InterpreterPoolExecutor  # noqa: F401
     c0 = _cpu_times()
     t0 = time.perf_counter()
     values = _execute(family, mode, tasks, n, sleep_s, workers, start_method)
@@ -156,7 +175,7 @@ def run(family, mode, tasks=8, n=3_000_000, sleep_s=0.5, workers=8,
         # Requested sleep in total / wall: 1 = no overlap, `tasks` = perfect overlap.
         # Sleeps never end early, so sequential stays <= 1.
         res["overlap_x"] = round(tasks * sleep_s / wall, 3) if wall > 0 else None
-    if mode in ("threads", "processes"):
+    if mode in ("threads", "processes", "interpreters"):
         res["workers"] = workers
     if mode == "processes":
         res["start_method"] = start_method
@@ -173,7 +192,8 @@ def main(argv=None):
 
     ap = argparse.ArgumentParser(
         description="8 CPU or I/O tasks run sequentially, on threads, on "
-                    "processes and with asyncio; prints JSON results.")
+                    "processes, with asyncio and (3.14+) on an interpreter pool; "
+                    "prints JSON results.")
     ap.add_argument("--family", choices=FAMILIES + ("all",), default="all")
     ap.add_argument("--mode", choices=MODES + ("all",), default="all")
     ap.add_argument("--tasks", type=int, default=8)
@@ -194,6 +214,8 @@ def main(argv=None):
     out = []
     for family in FAMILIES if a.family == "all" else (a.family,):
         for mode in MODES if a.mode == "all" else (a.mode,):
+            if mode == "interpreters" and sys.version_info < (3, 14):
+                continue  # InterpreterPoolExecutor is new in 3.14
             r = run(family, mode, a.tasks, n, sleep_s, a.workers, a.start_method)
             out.append({"case": "%s_%s" % (family, mode), "result": r})
     print(json.dumps(out, indent=2))

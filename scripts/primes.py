@@ -1,6 +1,6 @@
 """primes: primality of `count` consecutive integers from `start` (10,000 from
-10,000,000), sequentially, on a thread pool and on a process pool with
-chunksize 1 and 200.
+10,000,000), sequentially, on a thread pool, on a process pool with
+chunksize 1 and 200, and (3.14+) on an interpreter pool with the same chunks.
 
 The point is per-task overhead: with chunksize=1 every number is one pickled
 round trip to a worker, with chunksize=200 the same work travels in 50 batches.
@@ -124,14 +124,54 @@ def processes(start, count, workers=8, chunksize=1, start_method="spawn"):
                     start_method=start_method)
 
 
+def primes_in(first, count):
+    """is_prime of first .. first+count-1: one interpreter-pool task."""
+    return [is_prime(n) for n in range(first, first + count)]
+
+
+def _interpreter_pool(workers):
+    """An InterpreterPoolExecutor (3.14+) whose workers can import this module:
+    a task that is not a self-contained function travels pickled by reference
+    (module.function), and a new interpreter's sys.path lacks this folder."""
+    from concurrent.futures import InterpreterPoolExecutor
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    return InterpreterPoolExecutor(
+        max_workers=workers, initializer=exec,
+        initargs=("import sys; sys.path.insert(0, %r)" % here,))
+
+
+def interpreters(start, count, workers=8, chunksize=1):
+    """InterpreterPoolExecutor (3.14+): like the process pool, every task is
+    pickled to a worker and its answer back -- but the workers are interpreters
+    with their own GIL in this process, not processes. Tasks of `chunksize`
+    numbers; pool creation and shutdown are timed."""
+    def run(numbers):
+        pool = _interpreter_pool(workers)
+        try:
+            firsts = range(numbers.start, numbers.stop, chunksize)
+            futures = [pool.submit(primes_in, f, min(chunksize, numbers.stop - f))
+                       for f in firsts]
+            flags = [flag for fut in futures for flag in fut.result(timeout=WAIT_TIMEOUT_S)]
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        return flags
+
+    return _measure("interpreters", start, count, run, workers=workers,
+                    chunksize=chunksize, tasks=-(-count // chunksize))
+
+
 def main(argv=None):
     import argparse
     import json
 
     ap = argparse.ArgumentParser(
         description="Primality of COUNT integers from START: sequential, "
-                    "thread pool, process pool with each --chunksize.")
-    ap.add_argument("--case", choices=("sequential", "threads", "processes", "all"),
+                    "thread pool, process pool and (3.14+) interpreter pool "
+                    "with each --chunksize.")
+    ap.add_argument("--case", choices=("sequential", "threads", "processes", "interpreters", "all"),
                     default="all")
     ap.add_argument("--start", type=int, default=10_000_000)
     ap.add_argument("--count", type=int, default=10_000)
@@ -154,6 +194,10 @@ def main(argv=None):
             out.append({"case": "processes[chunksize=%d]" % c,
                         "result": processes(a.start, count, a.workers, c,
                                             a.start_method)})
+    if a.case in ("interpreters", "all") and sys.version_info >= (3, 14):
+        for c in a.chunksize:
+            out.append({"case": "interpreters[chunksize=%d]" % c,
+                        "result": interpreters(a.start, count, a.workers, c)})
     print(json.dumps(out, indent=2))
     return 0
 

@@ -49,6 +49,8 @@ nlohmann::json Experiment::to_json() const {
   for (const auto& c : cases) {
     nlohmann::json expects = nlohmann::json::array();
     for (const auto& e : c.expects) expects.push_back(e.describe());
+    nlohmann::json requires = nlohmann::json::object();
+    if (c.requires.python) requires = {{"python", c.requires.python->text()}, {"because", c.requires.because}};
     cases_json.push_back({{"name", c.name},
                           {"base_name", c.base_name},
                           {"mode", c.mode},
@@ -60,6 +62,7 @@ nlohmann::json Experiment::to_json() const {
                           {"subinterpreters", c.subinterpreters},
                           {"gil", c.gil},
                           {"show", c.show},
+                          {"requires", requires},
                           {"expect", expects}});
   }
   return {{"name", name},       {"description", description}, {"path", path},

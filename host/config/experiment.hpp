@@ -41,6 +41,12 @@ struct Expectation {
   std::string describe() const;
 };
 
+// What a case needs of a build; on any other build the case is skipped, with `because` as the reason.
+struct CaseRequirement {
+  std::optional<VersionSpec> python;
+  std::string because;  // "concurrent.futures.InterpreterPoolExecutor is new in 3.14"
+};
+
 struct Case {
   std::string name;       // expanded: "threads[workers=2]"
   std::string base_name;  // as written: "threads"
@@ -53,6 +59,7 @@ struct Case {
   int subinterpreters = 0;
   std::string gil = "own";
   std::string show;
+  CaseRequirement requires;
   std::vector<Expectation> expects;
   SourcePos where;
 };

@@ -280,6 +280,20 @@ class Loader {
     return p;
   }
 
+  CaseRequirement read_requirement(const toml::table& t) {
+    check_keys(t, {"python", "because"}, "a case's requires");
+    CaseRequirement r;
+    if (auto v = get_string(t, "python")) {
+      try {
+        r.python = VersionSpec::parse(*v);
+      } catch (const std::invalid_argument& err) {
+        error(t.get("python")->source(), err.what());
+      }
+    }
+    if (auto v = get_string(t, "because")) r.because = *v;
+    return r;
+  }
+
   Expectation read_expect(const toml::table& t) {
     check_keys(t, {"python", "free_threaded", "gil", "key", "result", "result_ne", "result_lt", "result_le", "result_gt",
                    "result_ge", "status", "exit_code", "error", "stdout", "stderr", "note"}, "[[case.expect]]");
@@ -346,7 +360,7 @@ class Loader {
 
   void read_case(const toml::table& t, Experiment& ex) {
     check_keys(t, {"name", "call", "main", "argv", "script", "params", "sweep", "subinterpreters", "gil", "show",
-                   "expect"}, "[[case]]");
+                   "requires", "expect"}, "[[case]]");
     Case c;
     c.where = SourcePos{path_, static_cast<int>(t.source().begin.line), static_cast<int>(t.source().begin.column)};
     auto name = get_string(t, "name");
@@ -372,6 +386,7 @@ class Loader {
       c.gil = *v;
     }
     if (auto v = get_string(t, "show")) c.show = *v;
+    if (auto r = table_at(t, "requires")) c.requires = read_requirement(*r);
     if (auto e = t.get("expect")) {
       const toml::array* arr = e->as_array();
       if (!arr || !arr->is_array_of_tables()) error(e->source(), "'expect' must be written as [[case.expect]] tables");

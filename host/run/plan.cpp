@@ -5,6 +5,10 @@
 namespace gilhost {
 
 std::optional<std::string> incompatibility(const Case& c, const Interpreter& interp) {
+  if (c.requires.python && !c.requires.python->matches(interp.version)) {
+    std::string why = "needs Python " + c.requires.python->text();
+    return c.requires.because.empty() ? why : why + ": " + c.requires.because;
+  }
   if (c.subinterpreters > 0) {
     if (interp.version < Version{3, 12, 0})
       return "subinterpreters with their own GIL need Python 3.12+ (Py_NewInterpreterFromConfig)";

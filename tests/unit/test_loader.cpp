@@ -7,6 +7,7 @@
 
 #include "config/loader.hpp"
 #include "helpers.hpp"
+#include "run/plan.hpp"
 
 using gilhost::Case;
 using gilhost::ConfigError;
@@ -493,4 +494,36 @@ subinterpreters = 0
     CHECK(std::count(what.begin(), what.end(), '\n') == 2);
     CHECK_THAT(what, Catch::Matchers::Contains("'repeat' must be at least 1"));
   }
+}
+
+TEST_CASE("loader: a case's requires skips it on other builds, with its reason", "[config][loader][plan]") {
+  Sandbox sb;
+  const std::string head = "[experiment]\nscript = \"race.py\"\n[[case]]\nname = \"pool\"\ncall = \"run\"\n";
+  const Experiment ex =
+      sb.load(head + "requires = { python = \">=3.14\", because = \"InterpreterPoolExecutor is new in 3.14\" }\n"
+                     "[[case]]\nname = \"always\"\ncall = \"run\"\n");
+  const Case& pool = find(ex, "pool");
+  REQUIRE(pool.requires.python);
+  CHECK(pool.requires.python->text() == ">=3.14");
+  CHECK(ex.to_json()["cases"][0]["requires"]["python"] == ">=3.14");
+
+  std::vector<gilhost::Interpreter> builds(2);
+  builds[0].version = gilhost::Version{3, 13, 5};
+  builds[0].label = "3.13.5";
+  builds[1].version = gilhost::Version{3, 14, 7};
+  builds[1].label = "3.14.7";
+  for (auto& b : builds) b.shared = true;
+  const gilhost::Plan plan = gilhost::plan_runs(ex, builds);
+  REQUIRE(plan.skipped.size() == 1);
+  CHECK(plan.skipped[0].label == "3.13.5");
+  CHECK(plan.skipped[0].reason == "needs Python >=3.14: InterpreterPoolExecutor is new in 3.14");
+  std::vector<std::string> planned;
+  for (const auto& run : plan.runs) planned.push_back(run.c->name + "@" + run.interp->label);
+  CHECK(std::count(planned.begin(), planned.end(), "pool@3.14.7") == ex.repeat);
+  CHECK(std::count(planned.begin(), planned.end(), "pool@3.13.5") == 0);
+  CHECK(std::count(planned.begin(), planned.end(), "always@3.13.5") == ex.repeat);
+
+  // A bad spec and an unknown key are errors at their place.
+  check_at(only_error(sb.errors(head + "requires = { python = \"newest\" }\n"), "newest"), sb.toml_path, 6, 23);
+  check_at(only_error(sb.errors(head + "requires = { gil = true }\n"), "unknown key 'gil'"), sb.toml_path, 6, 14);
 }
