@@ -102,9 +102,7 @@ CLI::Validator seconds_above_zero() {
 
 std::string runner_path() {
   if (const char* env = std::getenv("GILHOST_RUNNER"); env && *env) return env;
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return (self.parent_path() / "gilhost-runner").string();
+  return companion_program("gilhost-runner");
 }
 
 struct CommonOptions {

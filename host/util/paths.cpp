@@ -1,5 +1,7 @@
 #include "util/paths.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -29,5 +31,15 @@ std::string data_dir() {
 }
 
 std::string builds_dir() { return (fs::path(data_dir()) / "pythons").string(); }
+
+std::string companion_program(const std::string& name) {
+  std::error_code ec;
+  const fs::path bin = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  const fs::path beside = bin / name;
+  const fs::path installed = (bin.parent_path() / "libexec" / "gilhost" / name).lexically_normal();
+  for (const fs::path& p : {beside, installed})
+    if (::access(p.c_str(), X_OK) == 0) return p.string();
+  return beside.string();
+}
 
 }  // namespace gilhost

@@ -12,5 +12,9 @@ std::string cache_dir();
 std::string data_dir();
 // The builds of `gilhost build`, one folder per label: data_dir()/pythons.
 std::string builds_dir();
+// A program that ships with gilhost (gilhost-runner, gilhost-load): beside the running gilhost (a build
+// tree), else in ../libexec/gilhost (an installed prefix: `cmake --install`, the .deb). The first that
+// is executable; the one beside gilhost when neither is.
+std::string companion_program(const std::string& name);
 
 }  // namespace gilhost
