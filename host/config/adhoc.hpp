@@ -1,0 +1,25 @@
+#pragma once
+// `gilhost run script.py [-- ARGS]`: any script measured like an experiment's case, no TOML file needed.
+// The experiment is written as the TOML a user would have written (one main-mode case) and loaded by the
+// same loader, so it is validated, recorded and reported exactly like a file's.
+#include <string>
+#include <vector>
+
+#include "config/experiment.hpp"
+
+namespace gilhost {
+
+// Whether a `gilhost run` argument names a Python script rather than an experiment file.
+bool is_python_script(const std::string& path);
+
+// The experiment file's text for `script` run as __main__ with sys.argv[1:] = argv.
+std::string script_experiment_toml(const std::string& script, const std::vector<std::string>& argv);
+
+// Loads it (errors are ConfigErrors, located in a file named after the script: "race.py (as an experiment)").
+Experiment load_script_experiment(const std::string& script, const std::vector<std::string>& argv,
+                                  const std::string& profile = "");
+
+// A TOML basic string holding `text` exactly: "…" with \\, \" and control characters escaped.
+std::string toml_quote(const std::string& text);
+
+}  // namespace gilhost
