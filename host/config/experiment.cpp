@@ -69,7 +69,8 @@ nlohmann::json Experiment::to_json() const {
           {"script", script},   {"interpreters", interpreters}, {"repeat", repeat},
           {"warmup", warmup},   {"timeout_s", timeout_s},     {"sample_interval_ms", sample_interval_ms},
           {"baseline", baseline}, {"env", env},               {"article", article},
-          {"params", params},   {"profile", profile},         {"cases", cases_json}};
+          {"params", params},   {"profile", profile},         {"cases", cases_json},
+          {"param_overrides", param_overrides}, {"case_globs", case_globs}};
 }
 
 }  // namespace gilhost

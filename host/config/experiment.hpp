@@ -86,6 +86,8 @@ struct Experiment {
   nlohmann::json article = nlohmann::json::object();
   nlohmann::json params = nlohmann::json::object();
   std::string profile;  // the one applied, if any
+  nlohmann::json param_overrides = nlohmann::json::object();  // --param KEY=VALUE
+  std::vector<std::string> case_globs;                       // --case GLOB
   std::vector<std::string> profile_names;
   std::vector<Case> cases;
 

@@ -2,6 +2,9 @@
 
 #include <toml++/toml.h>
 
+#include <fnmatch.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -454,11 +457,38 @@ class Loader {
   std::vector<ConfigError> errors_;
 };
 
-Experiment load_root(const toml::table& root, const std::string& path, const std::string& profile) {
+// The cases the globs keep, in file order; a glob that matches nothing is an error that lists the cases.
+void keep_matching_cases(Experiment& ex, const std::vector<std::string>& globs, const std::string& path) {
+  if (globs.empty()) return;
+  auto matches = [](const std::string& glob, const Case& c) {
+    return ::fnmatch(glob.c_str(), c.name.c_str(), 0) == 0 || ::fnmatch(glob.c_str(), c.base_name.c_str(), 0) == 0;
+  };
+  std::vector<ConfigError> errors;
+  for (const auto& glob : globs) {
+    if (std::none_of(ex.cases.begin(), ex.cases.end(), [&](const Case& c) { return matches(glob, c); })) {
+      std::vector<std::string> names;
+      for (const auto& c : ex.cases) add_unique(names, c.base_name);
+      errors.push_back({SourcePos{path, 0, 0}, "--case '" + glob + "' matches no case (its cases: " + join(names, ", ") + ")"});
+    }
+  }
+  if (!errors.empty()) throw ConfigErrors(errors);
+  std::vector<Case> kept;
+  for (auto& c : ex.cases)
+    if (std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return matches(g, c); })) kept.push_back(c);
+  ex.cases = std::move(kept);
+  ex.case_globs = globs;
+}
+
+Experiment load_root(const toml::table& root, const std::string& path, const LoadOptions& options) {
   nlohmann::json profile_params = nlohmann::json::object();
-  if (!profile.empty())
-    if (auto ps = root["profile"][profile]["params"].as_table()) profile_params = to_json(*ps);
-  return Loader(path, profile, profile_params).load(root);
+  if (!options.profile.empty())
+    if (auto ps = root["profile"][options.profile]["params"].as_table()) profile_params = to_json(*ps);
+  profile_params.merge_patch(options.params);  // the command line wins over the profile
+  Experiment ex = Loader(path, options.profile, profile_params).load(root);
+  ex.params.merge_patch(options.params);
+  ex.param_overrides = options.params;
+  keep_matching_cases(ex, options.case_globs, path);
+  return ex;
 }
 
 ConfigErrors located(const std::string& path, int line, int column, std::string message) {
@@ -468,6 +498,12 @@ ConfigErrors located(const std::string& path, int line, int column, std::string 
 }  // namespace
 
 Experiment load_experiment_text(const std::string& text, const std::string& path, const std::string& profile) {
+  LoadOptions options;
+  options.profile = profile;
+  return load_experiment_text(text, path, options);
+}
+
+Experiment load_experiment_text(const std::string& text, const std::string& path, const LoadOptions& options) {
   // toml++ never sees the characters its whitespace tables break on (config/toml_guard.hpp): stand-ins
   // take their place, one code point for one, and the parsed table and messages get them back.
   const GuardedToml guarded = guard_toml(text);
@@ -485,17 +521,43 @@ Experiment load_experiment_text(const std::string& text, const std::string& path
   }
   if (reserved) throw located(path, reserved->line, reserved->column, reserved->message);
   restore_toml(root);
-  return load_root(root, path, profile);
+  return load_root(root, path, options);
 }
 
 Experiment load_experiment(const std::string& path, const std::string& profile) {
+  LoadOptions options;
+  options.profile = profile;
+  return load_experiment(path, options);
+}
+
+Experiment load_experiment(const std::string& path, const LoadOptions& options) {
   std::string text;
   try {
     text = read_file(path);
   } catch (const std::exception& e) {
     throw ConfigErrors({ConfigError{SourcePos{path, 0, 0}, std::string("cannot read the file: ") + e.what()}});
   }
-  return load_experiment_text(text, path, profile);
+  return load_experiment_text(text, path, options);
+}
+
+std::pair<std::string, nlohmann::json> parse_param_override(const std::string& arg) {
+  const auto eq = arg.find('=');
+  const std::string key = trim(arg.substr(0, eq == std::string::npos ? 0 : eq));
+  if (eq == std::string::npos || key.empty())
+    throw std::invalid_argument("--param takes KEY=VALUE (as in TOML: n=5, mode=threads, sizes=[1, 2]), not '" + arg + "'");
+  const std::string value = arg.substr(eq + 1);
+  // Typed as a TOML value would be; what toml++ cannot read as one is taken as the text itself. toml++
+  // sees it only through the guard (config/toml_guard.hpp), like any file.
+  const GuardedToml guarded = guard_toml("v = " + value + "\n");
+  if (!guarded.reserved) {
+    try {
+      toml::table t = toml::parse(guarded.text, std::string_view("--param"));
+      restore_toml(t);
+      if (const toml::node* v = t.get("v")) return {key, to_json(*v)};
+    } catch (const toml::parse_error&) {
+    }
+  }
+  return {key, value};
 }
 
 }  // namespace gilhost

@@ -24,9 +24,25 @@ class ConfigErrors : public std::runtime_error {
   std::vector<ConfigError> errors_;
 };
 
+// What the command line changes in a file's experiment (all recorded in the experiment's json).
+struct LoadOptions {
+  std::string profile;  // applied when not empty (an unknown profile is an error)
+  // --param KEY=VALUE: over [params], case params and the profile's; a sweep still sweeps its keys.
+  nlohmann::json params = nlohmann::json::object();
+  // --case GLOB: only the cases whose name ("threads[workers=2]") or base name ("threads") matches one
+  // (shell wildcards); a glob that matches nothing is an error.
+  std::vector<std::string> case_globs;
+};
+
 // Loads and validates `path`; applies profile `profile` when not empty (unknown profile: an error).
 Experiment load_experiment(const std::string& path, const std::string& profile = "");
+Experiment load_experiment(const std::string& path, const LoadOptions& options);
 // The same from text (tests, fuzzing); `path` names the file in messages and anchors relative paths.
 Experiment load_experiment_text(const std::string& text, const std::string& path, const std::string& profile = "");
+Experiment load_experiment_text(const std::string& text, const std::string& path, const LoadOptions& options);
+
+// "KEY=VALUE" -> (KEY, VALUE typed as TOML types it: 5, 2.5, true, [1, 2], "text"); a VALUE that is not
+// TOML is the string itself (--param mode=threads). Throws std::invalid_argument without a KEY=.
+std::pair<std::string, nlohmann::json> parse_param_override(const std::string& arg);
 
 }  // namespace gilhost

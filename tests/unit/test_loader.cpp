@@ -527,3 +527,63 @@ TEST_CASE("loader: a case's requires skips it on other builds, with its reason",
   check_at(only_error(sb.errors(head + "requires = { python = \"newest\" }\n"), "newest"), sb.toml_path, 6, 23);
   check_at(only_error(sb.errors(head + "requires = { gil = true }\n"), "unknown key 'gil'"), sb.toml_path, 6, 14);
 }
+
+TEST_CASE("loader: --param values are typed as TOML types them, bare words are text", "[config][loader][overrides]") {
+  using gilhost::parse_param_override;
+  CHECK(parse_param_override("n=5").second == 5);
+  CHECK(parse_param_override("n=5").second.is_number_integer());
+  CHECK(parse_param_override("ratio=2.5").second == 2.5);
+  CHECK(parse_param_override("fast=true").second == true);
+  CHECK(parse_param_override("sizes=[1, 2]").second == nlohmann::json::array({1, 2}));
+  CHECK(parse_param_override("mode=threads").second == "threads");
+  CHECK(parse_param_override("mode=\"threads\"").second == "threads");
+  CHECK(parse_param_override("big=1_000_000").second == 1000000);
+  CHECK(parse_param_override("name=Ünïcode §").second == "Ünïcode §");
+  CHECK(parse_param_override(" key = 3").first == "key");
+  CHECK_THROWS_AS(parse_param_override("novalue"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_param_override("=5"), std::invalid_argument);
+}
+
+TEST_CASE("loader: --param overrides params and the profile's, --case keeps matching cases", "[config][loader][overrides]") {
+  Sandbox sb;
+  const std::string text = R"([experiment]
+script = "race.py"
+[params]
+n = 10
+mode = "a"
+[profile.quick]
+params = { n = 1 }
+[[case]]
+name = "threads"
+call = "run"
+sweep = { workers = [1, 2] }
+[[case]]
+name = "plain"
+call = "run"
+params = { n = 20 }
+)";
+  gilhost::LoadOptions o;
+  o.profile = "quick";
+  o.params = {{"n", 7}, {"workers", 9}, {"extra", "x"}};
+  const Experiment ex = gilhost::load_experiment_text(text, sb.toml_path, o);
+  CHECK(find(ex, "plain").params["n"] == 7);  // over the case's own and the profile's
+  CHECK(find(ex, "plain").params["extra"] == "x");
+  CHECK(find(ex, "threads[workers=2]").params["workers"] == 2);  // a sweep still sweeps
+  CHECK(ex.to_json()["param_overrides"]["n"] == 7);
+
+  o = gilhost::LoadOptions();
+  o.case_globs = {"thr*"};
+  CHECK(names(gilhost::load_experiment_text(text, sb.toml_path, o)) ==
+        std::vector<std::string>{"threads[workers=1]", "threads[workers=2]"});
+  o.case_globs = {"*workers=2*", "plain"};
+  const Experiment some = gilhost::load_experiment_text(text, sb.toml_path, o);
+  CHECK(names(some) == std::vector<std::string>{"threads[workers=2]", "plain"});
+  CHECK(some.to_json()["case_globs"].size() == 2);
+  o.case_globs = {"nothing*"};
+  try {
+    gilhost::load_experiment_text(text, sb.toml_path, o);
+    FAIL("loaded");
+  } catch (const ConfigErrors& e) {
+    CHECK(e.errors().front().message == "--case 'nothing*' matches no case (its cases: threads, plain)");
+  }
+}
