@@ -7,17 +7,20 @@ namespace gilhost {
 
 namespace {
 template <typename T>
-bool compare_as(const std::string& op, T x, T y) {
-  if (op == "eq") return x == y;
-  if (op == "ne") return x != y;
-  if (op == "lt") return x < y;
-  if (op == "le") return x <= y;
-  if (op == "gt") return x > y;
-  return x >= y;
+bool compare_as(CompareOp op, T x, T y) {
+  switch (op) {
+    case CompareOp::eq: return x == y;
+    case CompareOp::ne: return x != y;
+    case CompareOp::lt: return x < y;
+    case CompareOp::le: return x <= y;
+    case CompareOp::gt: return x > y;
+    case CompareOp::ge: return x >= y;
+  }
+  return false;
 }
 }  // namespace
 
-bool compare_json(const std::string& op, const nlohmann::json& tagged_a, const nlohmann::json& tagged_b) {
+bool compare_json(CompareOp op, const nlohmann::json& tagged_a, const nlohmann::json& tagged_b) {
   // A NaN, an infinity or a big integer from the runner compares as the number it is.
   const nlohmann::json a = decode_tagged_number(tagged_a), b = decode_tagged_number(tagged_b);
   if (a.is_number() && b.is_number()) {
@@ -25,8 +28,8 @@ bool compare_json(const std::string& op, const nlohmann::json& tagged_a, const n
     if (a.is_number_integer() && b.is_number_integer()) return compare_as(op, a.get<long long>(), b.get<long long>());
     return compare_as(op, a.get<double>(), b.get<double>());
   }
-  if (op == "eq") return a == b;
-  if (op == "ne") return a != b;
+  if (op == CompareOp::eq) return a == b;
+  if (op == CompareOp::ne) return a != b;
   return false;  // ordering needs numbers
 }
 

@@ -33,7 +33,7 @@ struct CheckResult {
 std::vector<CheckResult> check_expectations(const Case& c, const Version& v, bool free_threaded, const RunFacts& facts);
 
 // JSON comparison used by `result*` checks: numbers compare numerically, other values by equality.
-bool compare_json(const std::string& op, const nlohmann::json& actual, const nlohmann::json& expected);
+bool compare_json(CompareOp op, const nlohmann::json& actual, const nlohmann::json& expected);
 // result["a"]["b"] for key "a.b"; null json and false when absent.
 bool lookup_key(const nlohmann::json& result, const std::string& dotted, nlohmann::json& out);
 

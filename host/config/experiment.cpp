@@ -11,17 +11,6 @@ bool Expectation::applies(const Version& v, bool is_free_threaded, bool with_gil
   return true;
 }
 
-namespace {
-const char* op_symbol(const std::string& op) {
-  if (op == "eq") return "==";
-  if (op == "ne") return "!=";
-  if (op == "lt") return "<";
-  if (op == "le") return "<=";
-  if (op == "gt") return ">";
-  return ">=";
-}
-}  // namespace
-
 std::string Expectation::describe() const {
   std::vector<std::string> when, what;
   if (python) when.push_back("python " + python->text());
@@ -53,14 +42,14 @@ nlohmann::json Experiment::to_json() const {
     if (c.requires.python) requires = {{"python", c.requires.python->text()}, {"because", c.requires.because}};
     cases_json.push_back({{"name", c.name},
                           {"base_name", c.base_name},
-                          {"mode", c.mode},
+                          {"mode", to_string(c.mode)},
                           {"function", c.function},
                           {"script", c.script},
                           {"params", c.params},
                           {"sweep", c.sweep_values},
                           {"argv", c.argv},
                           {"subinterpreters", c.subinterpreters},
-                          {"gil", c.gil},
+                          {"gil", to_string(c.gil)},
                           {"show", c.show},
                           {"requires", requires},
                           {"expect", expects}});

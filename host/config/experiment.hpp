@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/enums.hpp"
 #include "util/version.hpp"
 
 namespace gilhost {
@@ -25,7 +26,7 @@ struct Expectation {
   // Runs with a GIL from the start: a GIL build, or a free-threaded one with its GIL forced on.
   std::optional<bool> gil;
   std::string key;                                          // dotted path into a dict result
-  std::vector<std::pair<std::string, nlohmann::json>> result_checks;  // ("eq"|"ne"|"lt"|..., value)
+  std::vector<std::pair<CompareOp, nlohmann::json>> result_checks;  // (operator, value)
   std::optional<std::string> status;
   std::optional<int> exit_code;
   std::optional<std::string> error;
@@ -50,14 +51,14 @@ struct CaseRequirement {
 struct Case {
   std::string name;       // expanded: "threads[workers=2]"
   std::string base_name;  // as written: "threads"
-  std::string mode = "call";  // "call" or "main"
+  CaseMode mode = CaseMode::call;
   std::string function;
   std::string script;  // absolute
   nlohmann::json params = nlohmann::json::object();  // merged: [params], case params, sweep values
   nlohmann::json sweep_values = nlohmann::json::object();
   std::vector<std::string> argv;  // main mode, {name} already substituted
   int subinterpreters = 0;
-  std::string gil = "own";
+  SubinterpreterGil gil = SubinterpreterGil::own;
   std::string show;
   CaseRequirement requires;
   std::vector<Expectation> expects;

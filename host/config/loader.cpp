@@ -312,14 +312,14 @@ class Loader {
     e.free_threaded = get_bool(t, "free_threaded");
     e.gil = get_bool(t, "gil");
     if (auto v = get_string(t, "key")) e.key = *v;
-    static const std::pair<const char*, const char*> kChecks[] = {{"result", "eq"},    {"result_ne", "ne"},
-                                                                  {"result_lt", "lt"}, {"result_le", "le"},
-                                                                  {"result_gt", "gt"}, {"result_ge", "ge"}};
+    static const std::pair<const char*, CompareOp> kChecks[] = {
+        {"result", CompareOp::eq},    {"result_ne", CompareOp::ne}, {"result_lt", CompareOp::lt},
+        {"result_le", CompareOp::le}, {"result_gt", CompareOp::gt}, {"result_ge", CompareOp::ge}};
     for (const auto& [key, op] : kChecks) {
       const toml::node* n = t.get(key);
       if (!n) continue;
       nlohmann::json value = to_json(*n);
-      if (std::string(op) != "eq" && std::string(op) != "ne" && !value.is_number())
+      if (is_ordering(op) && !value.is_number())
         error(n->source(), std::string("'") + key + "' compares numbers: give a number");
       e.result_checks.emplace_back(op, value);
     }
@@ -376,7 +376,7 @@ class Loader {
     bool main = get_bool(t, "main").value_or(false);
     if (call && main) error(t.source(), "case '" + *name + "': give either call = \"function\" or main = true, not both");
     if (!call && !main) error(t.source(), "case '" + *name + "': say what to run: call = \"function\" or main = true");
-    c.mode = main ? "main" : "call";
+    c.mode = main ? CaseMode::main : CaseMode::call;
     if (call) c.function = *call;
     if (auto s = get_string(t, "script")) c.script = script_path(t, *s);
     else c.script = ex.script;
@@ -385,8 +385,8 @@ class Loader {
     if (auto p = table_at(t, "params")) c.params.merge_patch(to_json(*p));
     if (auto v = get_int(t, "subinterpreters", 1)) c.subinterpreters = static_cast<int>(*v);
     if (auto v = get_string(t, "gil")) {
-      if (*v != "own" && *v != "shared") error(t.get("gil")->source(), "gil must be \"own\" or \"shared\"");
-      c.gil = *v;
+      if (auto gil = parse_subinterpreter_gil(*v)) c.gil = *gil;
+      else error(t.get("gil")->source(), "gil must be \"own\" or \"shared\"");
     }
     if (auto v = get_string(t, "show")) c.show = *v;
     if (auto r = table_at(t, "requires")) c.requires = read_requirement(*r);
@@ -441,7 +441,7 @@ class Loader {
         expanded.name = c.base_name;
       }
       for (const auto& a : argv_templates) expanded.argv.push_back(substitute(a, expanded.params, t.get("argv")->source()));
-      if (expanded.subinterpreters > 0 && expanded.mode == "main")
+      if (expanded.subinterpreters > 0 && expanded.mode == CaseMode::main)
         error(t.source(), "case '" + *name + "': subinterpreters run a function: use call = \"...\", not main");
       ex.cases.push_back(std::move(expanded));
     }

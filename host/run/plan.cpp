@@ -43,12 +43,12 @@ RunnerSpec runner_spec(const Case& c, const Interpreter& interp) {
   s.libpython = interp.libpython;
   s.executable = interp.executable;
   s.script = c.script;
-  s.mode = c.mode;
+  s.mode = to_string(c.mode);
   s.function = c.function;
-  s.kwargs = c.mode == "call" ? c.params : nlohmann::json::object();
+  s.kwargs = c.mode == CaseMode::call ? c.params : nlohmann::json::object();
   s.argv = c.argv;
   s.subinterpreters = c.subinterpreters;
-  s.gil = c.gil;
+  s.gil = to_string(c.gil);
   s.free_threaded = interp.free_threaded;
   return s;
 }

@@ -100,7 +100,7 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
                       {"free_threaded", in.free_threaded},
                       {"mode", c.subinterpreters > 0 ? "subinterpreters" : in.mode()},
                       {"subinterpreters", c.subinterpreters},
-                      {"gil", c.subinterpreters > 0 ? c.gil : ""},
+                      {"gil", c.subinterpreters > 0 ? to_string(c.gil) : ""},
                       {"round", run.round},
                       {"repeat", run.repeat},
                       {"warmup", run.warmup},

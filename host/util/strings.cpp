@@ -64,6 +64,11 @@ std::string format_seconds(double s) {
   return three_digits(s * 1e6, "µs");
 }
 
+std::string format_duration(double s) {
+  if (s < 60) return fmt::format("{:.0f}s", s);
+  return fmt::format("{}m{:02d}s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+}
+
 std::string format_bytes(double b) {
   if (!std::isfinite(b) || b < 0) return "-";
   if (b >= 1e9) return three_digits(b / 1e9, "GB");

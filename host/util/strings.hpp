@@ -15,6 +15,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 void add_unique(std::vector<std::string>& v, const std::string& x);
 // "1.23 s", "45.6 ms", "789 µs" — three significant digits.
 std::string format_seconds(double seconds);
+// "42s", "3m07s": elapsed times and ETAs, whole seconds.
+std::string format_duration(double seconds);
 // "12.3 MB" (decimal units, like the articles).
 std::string format_bytes(double bytes);
 // Number of terminal columns a UTF-8 string takes (one per code point; enough for our tables).

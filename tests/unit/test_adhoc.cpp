@@ -17,7 +17,7 @@ TEST_CASE("adhoc: a script becomes one main-mode case, its arguments kept exactl
   REQUIRE(ex.cases.size() == 1);
   const gilhost::Case& c = ex.cases[0];
   CHECK(c.name == "bench me");
-  CHECK(c.mode == "main");
+  CHECK(c.mode == gilhost::CaseMode::main);
   CHECK(c.argv == argv);
   CHECK(c.script == (dir / "bench me.py").string());
   CHECK(ex.description == "bench me.py run as __main__ with --n 5 quote \" and \\ backslash tab\there é");

@@ -5,6 +5,7 @@
 
 using gilhost::Case;
 using gilhost::CheckResult;
+using gilhost::CompareOp;
 using gilhost::Expectation;
 using gilhost::RunFacts;
 using gilhost::Version;
@@ -12,48 +13,48 @@ using gilhost::VersionSpec;
 using nlohmann::json;
 
 TEST_CASE("compare_json: integers compare exactly", "[expect]") {
-  CHECK(gilhost::compare_json("eq", json(4000000), json(4000000)));
-  CHECK_FALSE(gilhost::compare_json("eq", json(3999999), json(4000000)));
-  CHECK(gilhost::compare_json("ne", json(3999999), json(4000000)));
-  CHECK(gilhost::compare_json("lt", json(3999999), json(4000000)));
-  CHECK_FALSE(gilhost::compare_json("lt", json(4000000), json(4000000)));
-  CHECK(gilhost::compare_json("le", json(4000000), json(4000000)));
-  CHECK(gilhost::compare_json("gt", json(-1), json(-2)));
-  CHECK(gilhost::compare_json("ge", json(-2), json(-2)));
-  CHECK_FALSE(gilhost::compare_json("ge", json(-3), json(-2)));
+  CHECK(gilhost::compare_json(CompareOp::eq, json(4000000), json(4000000)));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::eq, json(3999999), json(4000000)));
+  CHECK(gilhost::compare_json(CompareOp::ne, json(3999999), json(4000000)));
+  CHECK(gilhost::compare_json(CompareOp::lt, json(3999999), json(4000000)));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::lt, json(4000000), json(4000000)));
+  CHECK(gilhost::compare_json(CompareOp::le, json(4000000), json(4000000)));
+  CHECK(gilhost::compare_json(CompareOp::gt, json(-1), json(-2)));
+  CHECK(gilhost::compare_json(CompareOp::ge, json(-2), json(-2)));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::ge, json(-3), json(-2)));
   // Beyond double precision: 2^53 + 1 and 2^53 are different integers (as doubles they are equal).
   const long long big = 9007199254740993LL;
-  CHECK_FALSE(gilhost::compare_json("eq", json(big), json(big - 1)));
-  CHECK(gilhost::compare_json("gt", json(big), json(big - 1)));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::eq, json(big), json(big - 1)));
+  CHECK(gilhost::compare_json(CompareOp::gt, json(big), json(big - 1)));
 }
 
 TEST_CASE("compare_json: floats, and ints against floats, compare numerically", "[expect]") {
-  CHECK(gilhost::compare_json("eq", json(2.5), json(2.5)));
-  CHECK(gilhost::compare_json("lt", json(2.5), json(2.75)));
-  CHECK_FALSE(gilhost::compare_json("gt", json(2.5), json(2.75)));
-  CHECK(gilhost::compare_json("eq", json(3), json(3.0)));
-  CHECK(gilhost::compare_json("eq", json(3.0), json(3)));
-  CHECK_FALSE(gilhost::compare_json("ne", json(3), json(3.0)));
-  CHECK(gilhost::compare_json("lt", json(3), json(3.5)));
-  CHECK(gilhost::compare_json("ge", json(4.0), json(4)));
-  CHECK(gilhost::compare_json("gt", json(0.1), json(0)));
-  CHECK(gilhost::compare_json("eq", json(7u), json(7)));
+  CHECK(gilhost::compare_json(CompareOp::eq, json(2.5), json(2.5)));
+  CHECK(gilhost::compare_json(CompareOp::lt, json(2.5), json(2.75)));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::gt, json(2.5), json(2.75)));
+  CHECK(gilhost::compare_json(CompareOp::eq, json(3), json(3.0)));
+  CHECK(gilhost::compare_json(CompareOp::eq, json(3.0), json(3)));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::ne, json(3), json(3.0)));
+  CHECK(gilhost::compare_json(CompareOp::lt, json(3), json(3.5)));
+  CHECK(gilhost::compare_json(CompareOp::ge, json(4.0), json(4)));
+  CHECK(gilhost::compare_json(CompareOp::gt, json(0.1), json(0)));
+  CHECK(gilhost::compare_json(CompareOp::eq, json(7u), json(7)));
 }
 
 TEST_CASE("compare_json: other values compare by equality; ordering needs numbers", "[expect]") {
-  CHECK(gilhost::compare_json("eq", json("abc"), json("abc")));
-  CHECK_FALSE(gilhost::compare_json("eq", json("abc"), json("abd")));
-  CHECK(gilhost::compare_json("ne", json("abc"), json("abd")));
-  CHECK_FALSE(gilhost::compare_json("lt", json("a"), json("b")));
-  CHECK_FALSE(gilhost::compare_json("ge", json("b"), json("b")));
-  CHECK_FALSE(gilhost::compare_json("eq", json("3"), json(3)));
-  CHECK(gilhost::compare_json("ne", json("3"), json(3)));
-  CHECK(gilhost::compare_json("eq", json(true), json(true)));
-  CHECK_FALSE(gilhost::compare_json("eq", json(true), json(1)));
-  CHECK(gilhost::compare_json("eq", json{{"a", 1}, {"b", {1, 2}}}, json{{"b", {1, 2}}, {"a", 1}}));
-  CHECK_FALSE(gilhost::compare_json("eq", json::array({1, 2}), json::array({2, 1})));
-  CHECK(gilhost::compare_json("eq", json(nullptr), json(nullptr)));
-  CHECK_FALSE(gilhost::compare_json("lt", json(nullptr), json(1)));
+  CHECK(gilhost::compare_json(CompareOp::eq, json("abc"), json("abc")));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::eq, json("abc"), json("abd")));
+  CHECK(gilhost::compare_json(CompareOp::ne, json("abc"), json("abd")));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::lt, json("a"), json("b")));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::ge, json("b"), json("b")));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::eq, json("3"), json(3)));
+  CHECK(gilhost::compare_json(CompareOp::ne, json("3"), json(3)));
+  CHECK(gilhost::compare_json(CompareOp::eq, json(true), json(true)));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::eq, json(true), json(1)));
+  CHECK(gilhost::compare_json(CompareOp::eq, json{{"a", 1}, {"b", {1, 2}}}, json{{"b", {1, 2}}, {"a", 1}}));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::eq, json::array({1, 2}), json::array({2, 1})));
+  CHECK(gilhost::compare_json(CompareOp::eq, json(nullptr), json(nullptr)));
+  CHECK_FALSE(gilhost::compare_json(CompareOp::lt, json(nullptr), json(1)));
 }
 
 TEST_CASE("lookup_key: dotted paths through dicts and arrays", "[expect]") {
@@ -78,7 +79,7 @@ TEST_CASE("lookup_key: dotted paths through dicts and arrays", "[expect]") {
 
 namespace {
 
-Expectation result_check(const std::string& op, json value, const std::string& key = "") {
+Expectation result_check(CompareOp op, json value, const std::string& key = "") {
   Expectation e;
   e.key = key;
   e.result_checks.emplace_back(op, std::move(value));
@@ -99,7 +100,7 @@ const Version k312{3, 12, 4};
 
 TEST_CASE("check_expectations: 'status ok' is implied when nothing constrains the status", "[expect]") {
   Case c;
-  c.expects.push_back(result_check("eq", 42));
+  c.expects.push_back(result_check(CompareOp::eq, 42));
 
   auto good = gilhost::check_expectations(c, k312, false, ok_run(42));
   REQUIRE(good.size() == 2);
@@ -171,10 +172,10 @@ TEST_CASE("check_expectations: an expectation on status, error or exit code repl
 TEST_CASE("check_expectations: result checks with a key", "[expect]") {
   json result = {{"counter", 3999000}, {"per_thread", {1000000, 999000}}, {"meta", {{"mode", "fork"}}}};
   Case c;
-  c.expects.push_back(result_check("lt", 4000000, "counter"));
-  c.expects.push_back(result_check("eq", 999000, "per_thread.1"));
-  c.expects.push_back(result_check("eq", "spawn", "meta.mode"));
-  c.expects.push_back(result_check("ge", 0, "missing"));
+  c.expects.push_back(result_check(CompareOp::lt, 4000000, "counter"));
+  c.expects.push_back(result_check(CompareOp::eq, 999000, "per_thread.1"));
+  c.expects.push_back(result_check(CompareOp::eq, "spawn", "meta.mode"));
+  c.expects.push_back(result_check(CompareOp::ge, 0, "missing"));
   auto r = gilhost::check_expectations(c, k312, false, ok_run(result));
   REQUIRE(r.size() == 5);
   CHECK(r[0].ok);  // status ok
@@ -189,7 +190,7 @@ TEST_CASE("check_expectations: result checks with a key", "[expect]") {
   // Several checks in one expectation: each failing one is listed.
   Case range;
   Expectation e;
-  e.result_checks = {{"gt", json(10)}, {"lt", json(20)}};
+  e.result_checks = {{CompareOp::gt, json(10)}, {CompareOp::lt, json(20)}};
   range.expects.push_back(e);
   CHECK(gilhost::check_expectations(range, k312, false, ok_run(15.5))[1].ok);
   auto out_of_range = gilhost::check_expectations(range, k312, false, ok_run(25));
@@ -200,11 +201,11 @@ TEST_CASE("check_expectations: result checks with a key", "[expect]") {
 
 TEST_CASE("check_expectations: python and free_threaded conditions select what applies", "[expect]") {
   Case c;
-  Expectation old_python = result_check("lt", 4000000);
+  Expectation old_python = result_check(CompareOp::lt, 4000000);
   old_python.python = VersionSpec::parse("<3.10");
-  Expectation ft_only = result_check("eq", 4000000);
+  Expectation ft_only = result_check(CompareOp::eq, 4000000);
   ft_only.free_threaded = true;
-  Expectation gil_313 = result_check("ne", 0);
+  Expectation gil_313 = result_check(CompareOp::ne, 0);
   gil_313.python = VersionSpec::parse(">=3.13");
   gil_313.free_threaded = false;
   c.expects = {old_python, ft_only, gil_313};
@@ -235,9 +236,9 @@ TEST_CASE("check_expectations: python and free_threaded conditions select what a
 
 TEST_CASE("check_expectations: the gil condition follows the GIL a run starts with, forced or not", "[expect]") {
   Case c;
-  Expectation serial = result_check("lt", 1.5);
+  Expectation serial = result_check(CompareOp::lt, 1.5);
   serial.gil = true;
-  Expectation parallel = result_check("gt", 1.5);
+  Expectation parallel = result_check(CompareOp::gt, 1.5);
   parallel.gil = false;
   c.expects = {serial, parallel};
 

@@ -178,13 +178,13 @@ TEST_CASE("loader: a valid file, no profile", "[config][loader]") {
 
   const Case& plain = find(ex, "plain");
   CHECK(plain.base_name == "plain");
-  CHECK(plain.mode == "call");
+  CHECK(plain.mode == gilhost::CaseMode::call);
   CHECK(plain.function == "run");
   CHECK(plain.script == ex.script);
   CHECK(plain.show == "counter");
   CHECK(plain.sweep_values == nlohmann::json::object());
   CHECK(plain.subinterpreters == 0);
-  CHECK(plain.gil == "own");
+  CHECK(plain.gil == gilhost::SubinterpreterGil::own);
   // Case params over [params].
   CHECK(plain.params == nlohmann::json{{"n", 100}, {"threads", 8}, {"label", "base"}});
   CHECK(plain.where.line == 31);
@@ -201,7 +201,7 @@ TEST_CASE("loader: a valid file, no profile", "[config][loader]") {
   CHECK(grid.params["b"] == "y");
 
   const Case& spawn = find(ex, "spawn");
-  CHECK(spawn.mode == "main");
+  CHECK(spawn.mode == gilhost::CaseMode::main);
   CHECK(spawn.function.empty());
   CHECK(spawn.script == (sb.dir / "other.py").string());
   // {name} is replaced by the param (strings bare, numbers as JSON); a lone "{" stays as written.
@@ -211,7 +211,7 @@ TEST_CASE("loader: a valid file, no profile", "[config][loader]") {
   const Case& sub4 = find(ex, "sub[subinterpreters=4]");
   CHECK(sub1.subinterpreters == 1);
   CHECK(sub4.subinterpreters == 4);
-  CHECK(sub4.gil == "shared");
+  CHECK(sub4.gil == gilhost::SubinterpreterGil::shared);
 
   // A swept value beats the case's own params.
   const Case& prec = find(ex, "prec[n=6]");
@@ -225,7 +225,7 @@ TEST_CASE("loader: a valid file, no profile", "[config][loader]") {
   CHECK(e.gil == true);
   CHECK(e.key == "counter");
   REQUIRE(e.result_checks.size() == 1);
-  CHECK(e.result_checks[0].first == "lt");
+  CHECK(e.result_checks[0].first == gilhost::CompareOp::lt);
   CHECK(e.result_checks[0].second == 4000000);
   CHECK(e.note == "the race loses updates");
   CHECK_FALSE(e.constrains_status());

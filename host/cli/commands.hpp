@@ -1,0 +1,46 @@
+#pragma once
+// The bodies of gilhost's subcommands other than run (run/session): each takes what the command line
+// said and returns the exit code. main.cpp is only the CLI11 wiring around them.
+#include <string>
+#include <vector>
+
+#include "build/request.hpp"
+#include "discover/common_options.hpp"
+#include "report/compare.hpp"
+#include "report/merge.hpp"
+
+namespace gilhost {
+
+// gilhost pythons: the builds found, as a table or JSON; with -p, what the selectors pick.
+int cmd_pythons(const CommonOptions& o, bool as_json);
+
+// gilhost check: loads each file and every profile of it; 2 when one has errors.
+int cmd_check(const std::vector<std::string>& files);
+
+// ---- report, compare, merge, export: results files in, documents out ----
+
+struct ReportOptionsCli {
+  std::vector<std::string> files;
+  std::string format = "text";  // text, md, html, json, csv
+  std::string output;           // "" = stdout
+  std::string baseline_python;
+  bool no_details = false;
+};
+
+struct CompareOptionsCli {
+  std::string a, b;
+  CompareOptions options;
+  std::string format = "text";  // text, md, json
+  std::string output;
+  bool fail_on_change = false;
+};
+
+int cmd_report(const ReportOptionsCli& o);  // gilhost report and gilhost export
+int cmd_compare(const CompareOptionsCli& o);
+int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, const MergeOptions& mo, bool force);
+
+// ---- build: CPython into gilhost's data folder (also --list, --remove) ----
+
+int cmd_build(const BuildCommand& bc);
+
+}  // namespace gilhost

@@ -1,0 +1,35 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "discover/selector.hpp"
+#include "report/table.hpp"
+
+namespace gilhost {
+
+int cmd_pythons(const CommonOptions& o, bool as_json) {
+  ProbeCache cache(ProbeCache::default_path(), !o.no_cache);
+  Discovery d = discover_all(o, cache);
+  if (as_json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& i : d.found) j.push_back(i.to_json());
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  TextTable t({"label", "version", "build", "mode", "source", "executable", "libpython / why not"});
+  for (const auto& i : d.found)
+    t.add_row({i.label, i.version_full, i.free_threaded ? "free-threaded" : "GIL", i.supported ? i.mode() : "-",
+               i.source, i.executable,
+               !i.supported ? "unsupported: " + i.unsupported_reason : (i.shared ? i.libpython : "no shared libpython: exec mode")});
+  std::cout << t.render();
+  for (const auto& p : d.problems) std::cout << "  not usable: " << p.executable << " (" << p.source << "): " << p.reason << "\n";
+  if (!o.pythons.empty()) {
+    Selection sel = select_interpreters(d.found, o.pythons, nullptr);
+    std::cout << "\nselected:";
+    for (const auto& i : sel.selected) std::cout << " " << i.label;
+    std::cout << "\n";
+    for (const auto& s : sel.skipped) std::cout << "  " << s.selector << ": " << s.reason << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gilhost

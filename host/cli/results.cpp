@@ -1,0 +1,120 @@
+// report, compare, merge, export: results files in, documents out.
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "report/export.hpp"
+#include "report/html.hpp"
+#include "report/markdown.hpp"
+#include "report/model.hpp"
+#include "report/table.hpp"
+#include "util/fd.hpp"
+#include "util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gilhost {
+
+namespace {
+
+// Writes a document to -o FILE (atomically: readers never see half of it) or to stdout.
+void emit(const std::string& text, const std::string& output) {
+  if (output.empty() || output == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  const fs::path parent = fs::path(output).parent_path();
+  if (!parent.empty()) fs::create_directories(parent);
+  write_file_atomic(output, text);
+  std::cerr << "gilhost: wrote " << output << " (" << format_bytes(static_cast<double>(text.size())) << ")\n";
+}
+
+}  // namespace
+
+int cmd_report(const ReportOptionsCli& o) {
+  MergedResults merged;
+  try {
+    merged = merge_files(o.files);
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return 2;
+  }
+  ReportOptions ro;
+  ro.baseline_python = o.baseline_python;
+  ro.details = !o.no_details;
+  ReportModel model;
+  try {
+    model = build_report_model(merged, ro);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "gilhost: --baseline-python: " << e.what() << "\n";
+    return 2;
+  }
+  std::string text;
+  if (o.format == "text") text = render_text(model);
+  else if (o.format == "md") text = render_markdown(model);
+  else if (o.format == "html") text = render_html(model);
+  else if (o.format == "json") text = summary_json(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  else text = runs_csv(model);
+  emit(text, o.output);
+  if (model.malformed_lines) std::cerr << "gilhost: " << model.malformed_lines << " malformed lines skipped\n";
+  if (model.sections.empty()) std::cerr << "gilhost: no records in " << join(o.files, ", ") << "\n";
+  if (o.format != "text")  // the text report prints its notes itself
+    for (const auto& s : model.sections)
+      for (const auto& n : s.notes) std::cerr << "gilhost: " << n << "\n";
+  return 0;
+}
+
+int cmd_compare(const CompareOptionsCli& o) {
+  MergedResults a, b;
+  try {
+    a = merge_files({o.a});
+    b = merge_files({o.b});
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return 2;
+  }
+  Comparison c = compare_runs(a.lines, b.lines, o.options);
+  c.path_a = o.a;
+  c.path_b = o.b;
+  if (o.format == "json") emit(comparison_json(c).dump(2) + "\n", o.output);
+  else if (o.format == "md") emit(render_comparison_markdown(c), o.output);
+  else emit(render_comparison_text(c), o.output);
+  if (c.rows.empty()) {
+    std::cerr << "gilhost: no cell of " << o.a << " matches one of " << o.b
+              << (o.options.by == "label" ? " (labels differ? try --by python or --by minor)" : "") << "\n";
+    return 2;
+  }
+  return o.fail_on_change && c.flagged() > 0 ? 1 : 0;
+}
+
+int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, const MergeOptions& mo, bool force) {
+  std::error_code ec;
+  if (fs::exists(out, ec) && !force) {
+    std::cerr << "gilhost: " << out << " exists; give --force to replace it (gilhost merge OUT IN...: the first file is the output)\n";
+    return 2;
+  }
+  MergedResults merged;
+  try {
+    merged = merge_files(inputs, mo);
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return 2;
+  }
+  int metas = 0, runs = 0, skips = 0;
+  for (const auto& j : merged.lines) {
+    const std::string t = j.value("type", "");
+    metas += t == "meta";
+    runs += t == "run";
+    skips += t == "skip";
+  }
+  const fs::path parent = fs::path(out).parent_path();
+  if (!parent.empty()) fs::create_directories(parent);
+  write_file_atomic(out, to_jsonl(merged));
+  std::cerr << "gilhost: merged " << inputs.size() << " files (" << metas << " sessions, " << runs << " runs, " << skips
+            << " skips) into " << out << "\n";
+  if (!merged.relabeled.empty()) std::cerr << "  labels tagged with their host: " << join(merged.relabeled, ", ") << "\n";
+  if (merged.malformed_lines) std::cerr << "  " << merged.malformed_lines << " malformed lines skipped\n";
+  return 0;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,18 @@
+#include "discover/common_options.hpp"
+
+#include "discover/selector.hpp"
+
+namespace gilhost {
+
+Discovery discover_all(const CommonOptions& o, ProbeCache& cache) {
+  DiscoverOptions d;
+  for (std::string p : o.pythons)
+    if (p.find('/') != std::string::npos) {
+      strip_gil_suffix(p);  // a path+gil is that path's build, run with its GIL forced on
+      d.explicit_paths.push_back(p);
+    }
+  if (o.no_discovery) d.use_path = d.use_pyenv = d.use_uv = d.use_gilhost_builds = false;
+  return discover(d, cache);
+}
+
+}  // namespace gilhost

@@ -1,0 +1,150 @@
+#include "run/session.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "config/loader.hpp"
+#include "discover/selector.hpp"
+#include "measure/machine.hpp"
+#include "report/summary.hpp"
+#include "report/table.hpp"
+#include "run/child.hpp"
+#include "run/meta.hpp"
+#include "run/plan.hpp"
+#include "run/progress.hpp"
+#include "run/results_file.hpp"
+#include "run/scheduler.hpp"
+#include "util/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gilhost {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  if (g_interrupted.exchange(true)) {
+    // A second Ctrl-C ends gilhost at once, and the run in progress with it.
+    kill_active_child_tree();
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
+}
+
+// SIGTERM, SIGHUP: die as asked, but leave no orphan; the results file already holds every finished run.
+extern "C" void on_terminate(int sig) {
+  kill_active_child_tree();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+std::string runner_path() {
+  if (const char* env = std::getenv("GILHOST_RUNNER"); env && *env) return env;
+  return companion_program("gilhost-runner");
+}
+
+int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& co, ProbeCache& cache,
+            const Discovery& discovery) {
+  const std::string profile = ro.quick ? "quick" : ro.profile;
+  Experiment ex;
+  try {
+    ex = load_experiment(file, profile);
+  } catch (const ConfigErrors& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+  if (ro.repeat > 0) ex.repeat = ro.repeat;
+  if (ro.warmup >= 0) ex.warmup = ro.warmup;
+  if (ro.timeout > 0) ex.timeout_s = ro.timeout;
+
+  const std::vector<std::string>& selectors = co.pythons.empty() ? ex.interpreters : co.pythons;
+  Selection sel = select_interpreters(discovery.found, selectors, [&](const std::string& path, std::string& reason) {
+    auto i = cache.probe(path, "explicit", reason);
+    if (i) i->label = i->short_label() + " (" + path + ")";
+    return i;
+  });
+  if (sel.selected.empty()) {
+    std::cerr << "gilhost: no interpreter to run " << file << " on:\n";
+    for (const auto& s : sel.skipped) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
+    return 2;
+  }
+  if (ro.force_exec)
+    for (auto& i : sel.selected) i.shared = false;  // the interpreter itself is the child
+  Plan plan = plan_runs(ex, sel.selected);
+  if (ro.dry_run) {
+    std::cout << ex.name << ": " << plan.runs.size() << " runs (" << ex.cases.size() << " cases x "
+              << sel.selected.size() << " interpreters x " << ex.warmup + ex.repeat << " rounds)\n";
+    for (const auto& r : plan.runs)
+      if (r.round == 0) std::cout << "  " << r.c->name << " @ " << r.interp->label << " [" << r.interp->mode() << "]\n";
+    return 0;
+  }
+  const std::string path = ro.output.empty() ? default_results_path(ex.name) : ro.output;
+  ResultsWriter writer(path);
+  writer.append(make_meta(ex, sel.selected, file));
+
+  const bool tty = ::isatty(2);
+  SchedulerOptions so;
+  so.runner_path = runner_path();
+  // Where scripts/http_loops.py finds its C++ load client (a value the user set wins, like GILHOST_RUNNER).
+  if (const fs::path load = fs::path(so.runner_path).parent_path() / "gilhost-load"; ::access(load.c_str(), X_OK) == 0)
+    ::setenv("GILHOST_LOAD_CLIENT", load.c_str(), 0);
+  if (!co.no_cache) so.bootstrap_cache_dir = (fs::path(cache_dir()) / "bootstrap").string();
+  so.echo_output = ro.show_output;
+  so.interrupt = &g_interrupted;
+  if (tty) so.on_start = print_progress;
+  SessionResult session = run_session(ex, sel, plan, so, writer);
+  if (tty) clear_progress();
+
+  std::map<std::string, std::string> show;
+  for (const auto& c : ex.cases)
+    if (!c.show.empty()) show[c.name] = c.show;
+  Summary summary = summarize(session.records, ex.baseline, show);
+  summary.experiment = ex.name + (ex.profile.empty() ? "" : " (profile " + ex.profile + ")");
+  ReportContext ctx;
+  ctx.description = ex.description;
+  ctx.machine = machine_metadata();
+  ctx.article = ex.article;
+  ctx.results_path = path;
+  ctx.details = !ro.no_details;
+  std::cout << render_report(summary, ctx) << std::flush;
+  if (session.interrupted) {
+    std::cerr << "gilhost: interrupted; " << session.records.size() << " finished runs kept in " << path << "\n";
+    return 130;
+  }
+  return summary.expectation_failures > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int cmd_run(const RunOptions& ro, const CommonOptions& co) {
+  if (ro.quick && !ro.profile.empty()) {
+    std::cerr << "gilhost: --quick is --profile quick; give one of them\n";
+    return 2;
+  }
+  std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_terminate);
+  std::signal(SIGHUP, on_terminate);
+  std::signal(SIGPIPE, SIG_IGN);
+  become_subreaper();
+  ProbeCache cache(ProbeCache::default_path(), !co.no_cache);
+  Discovery discovery = discover_all(co, cache);
+  int worst = 0;
+  for (const auto& f : ro.files) {
+    int rc = run_one(f, ro, co, cache, discovery);
+    worst = std::max(worst, rc);
+    if (rc == 130) break;
+  }
+  cache.save();
+  return worst;
+}
+
+}  // namespace gilhost

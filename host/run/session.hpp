@@ -1,0 +1,28 @@
+#pragma once
+// gilhost run: the command line's overrides on each experiment file, the interpreters chosen, the plan
+// run with progress on the terminal, the results file and the report; Ctrl-C keeps what finished.
+#include <string>
+#include <vector>
+
+#include "discover/common_options.hpp"
+
+namespace gilhost {
+
+struct RunOptions {
+  std::vector<std::string> files;
+  std::string profile;
+  bool quick = false;
+  std::string output;
+  int repeat = 0, warmup = -1;
+  double timeout = 0;
+  bool show_output = false;
+  bool no_details = false;
+  bool dry_run = false;
+  bool force_exec = false;
+};
+
+// Runs every file in turn; the exit code: 0, 1 (an expectation failed), 2 (a file or selection unusable),
+// 130 (interrupted: the files after it are not run).
+int cmd_run(const RunOptions& ro, const CommonOptions& co);
+
+}  // namespace gilhost
