@@ -57,8 +57,11 @@ int main(int argc, char** argv) {
   RunOptions ro;
   bool as_json = false;
 
-  auto* run = app.add_subcommand("run", "Run experiment files and print the table of cases x interpreters");
-  run->add_option("files", ro.files, "Experiment TOML files (configs/*.toml)")->required()->check(CLI::ExistingFile);
+  auto* run = app.add_subcommand("run", "Run experiment files (or a script) and print the table of cases x interpreters");
+  run->add_option("files", ro.files,
+                  "Experiment TOML files (configs/*.toml), or one Python script run as __main__ (arguments for it after --)")
+      ->required()
+      ->check(CLI::ExistingFile);
   run->add_option("-p,--python", co.pythons, "Interpreter selector: all, ft, gil, 3.12, 3.12.1, 3.13t, \">=3.11\", or a path (repeatable; overrides the file); "
                   "add +gil (3.14t+gil, ft+gil) to run free-threaded builds with their GIL forced on, as a column of their own");
   run->add_option("--profile", ro.profile, "Apply a [profile.NAME] of the file");
@@ -71,6 +74,16 @@ int main(int argc, char** argv) {
   run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
   run->add_flag("--exec", ro.force_exec, "Run each interpreter itself as the child (exec mode: no in-process features)");
+  run->add_option("--case", ro.case_globs, "Run only the cases whose name matches GLOB (threads*, *workers=2*; repeatable)")
+      ->type_name("GLOB");
+  run->add_option("--param", ro.params, "Override a param: KEY=VALUE, typed as in TOML (n=5, mode=threads; repeatable)")
+      ->type_name("KEY=VALUE");
+  run->add_flag("--no-lock", ro.no_lock, "Measure even while another gilhost session measures (by default it waits its turn)");
+  run->add_option("--cpus", ro.cpus, "Pin every run to these CPUs (0-3,6: sched_setaffinity; recorded)")->type_name("LIST");
+  run->footer("A Python script instead of an experiment file is measured as __main__ with the usual repeat, warm-up,\n"
+              "timeout, table and results file: gilhost run bench.py -p 3.13 -p 3.14t -- --size 100\n"
+              "One gilhost run measures at a time on a machine (a lock in the cache folder); it warns when the load\n"
+              "average says other work shares the cores.");
   run->add_flag("--no-cache", co.no_cache,
                 "Probe interpreters again and compile the runner's bootstrap every run, instead of using the caches");
 
@@ -151,13 +164,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // gilhost build's configure arguments: everything after "--", kept from CLI11, which would take them
-  // for more SOURCEs.
+  // What follows "--" belongs to someone else: gilhost build's configure arguments, or the arguments of
+  // the script gilhost run measures. Kept from CLI11, which would take them for more files.
   int parsed_argc = argc;
-  if (argc > 1 && std::string(argv[1]) == "build") {
+  if (argc > 1 && (std::string(argv[1]) == "build" || std::string(argv[1]) == "run")) {
     for (int i = 2; i < argc; ++i)
       if (std::string(argv[i]) == "--") {
-        bc.request.configure_args.assign(argv + i + 1, argv + argc);
+        (std::string(argv[1]) == "build" ? bc.request.configure_args : ro.script_args).assign(argv + i + 1, argv + argc);
         parsed_argc = i;
         break;
       }

@@ -47,10 +47,10 @@ std::string script_experiment_toml(const std::string& script, const std::vector<
 }
 
 Experiment load_script_experiment(const std::string& script, const std::vector<std::string>& argv,
-                                  const std::string& profile) {
+                                  const LoadOptions& options) {
   // The experiment "lives" beside the script, so the script resolves as the file would resolve it.
   const fs::path where = fs::absolute(script).parent_path() / (fs::path(script).filename().string() + " (as an experiment)");
-  return load_experiment_text(script_experiment_toml(script, argv), where.string(), profile);
+  return load_experiment_text(script_experiment_toml(script, argv), where.string(), options);
 }
 
 }  // namespace gilhost

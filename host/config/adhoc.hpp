@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/experiment.hpp"
+#include "config/loader.hpp"
 
 namespace gilhost {
 
@@ -17,7 +18,7 @@ std::string script_experiment_toml(const std::string& script, const std::vector<
 
 // Loads it (errors are ConfigErrors, located in a file named after the script: "race.py (as an experiment)").
 Experiment load_script_experiment(const std::string& script, const std::vector<std::string>& argv,
-                                  const std::string& profile = "");
+                                  const LoadOptions& options = {});
 
 // A TOML basic string holding `text` exactly: "…" with \\, \" and control characters escaped.
 std::string toml_quote(const std::string& text);

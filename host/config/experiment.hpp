@@ -16,7 +16,10 @@ struct SourcePos {
   std::string file;
   int line = 0;
   int column = 0;
-  std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
+  // "file:line:column"; just "file" for what concerns the whole file (line 0: unreadable, --case).
+  std::string str() const {
+    return line <= 0 ? file : file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  }
 };
 
 // One [[case.expect]] entry: conditions (python, free_threaded, gil) and checks.

@@ -1,6 +1,10 @@
 #include "measure/system_state.hpp"
 
+#include <sched.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <system_error>
 #include <fstream>
 #include <sstream>
 
@@ -76,6 +80,38 @@ nlohmann::json SystemState::to_json() const {
   j["turbo"] = turbo ? nlohmann::json(*turbo) : nlohmann::json();
   j["aslr"] = aslr ? nlohmann::json(*aslr) : nlohmann::json();
   return j;
+}
+
+std::vector<int> parse_cpu_list(const std::string& list) {
+  std::vector<int> cpus;
+  auto number = [&](const std::string& text) {
+    std::size_t used = 0;
+    int n = -1;
+    try {
+      n = std::stoi(text, &used);
+    } catch (const std::exception&) {
+    }
+    if (text.empty() || used != text.size() || n < 0 || n >= CPU_SETSIZE)
+      throw std::invalid_argument("--cpus takes CPU numbers and ranges like 0-3,6, not '" + list + "'");
+    return n;
+  };
+  for (const auto& part : split(list, ',')) {
+    const auto dash = part.find('-');
+    const int first = number(trim(part.substr(0, dash)));
+    const int last = dash == std::string::npos ? first : number(trim(part.substr(dash + 1)));
+    if (last < first) throw std::invalid_argument("--cpus: the range '" + part + "' runs backwards");
+    for (int c = first; c <= last; ++c) cpus.push_back(c);
+  }
+  if (cpus.empty()) throw std::invalid_argument("--cpus takes CPU numbers and ranges like 0-3,6, not '" + list + "'");
+  return cpus;
+}
+
+void pin_to_cpus(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0)
+    throw std::system_error(errno, std::generic_category(), "cannot pin to the CPUs given with --cpus");
 }
 
 std::vector<std::string> quiet_machine_warnings(const SystemState& s) {

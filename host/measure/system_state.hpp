@@ -26,6 +26,11 @@ struct SystemState {
 // Reads the state under `root` ("/" normally; a fake tree in tests).
 SystemState read_system_state(const std::string& root = "/");
 
+// "0-3,6" -> {0, 1, 2, 3, 6}; throws std::invalid_argument with what is wrong.
+std::vector<int> parse_cpu_list(const std::string& list);
+// Pins this process (and so every child it starts) to `cpus`; throws std::system_error.
+void pin_to_cpus(const std::vector<int>& cpus);
+
 // What would disturb a measurement now, one line each (empty: nothing). The load average is the one
 // gilhost can judge everywhere: above half the usable cores, other work is sharing them.
 std::vector<std::string> quiet_machine_warnings(const SystemState& s);

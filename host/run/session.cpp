@@ -5,14 +5,17 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <ctime>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
 
+#include "config/adhoc.hpp"
 #include "config/loader.hpp"
 #include "discover/selector.hpp"
 #include "measure/machine.hpp"
+#include "measure/system_state.hpp"
 #include "report/summary.hpp"
 #include "report/table.hpp"
 #include "run/child.hpp"
@@ -22,6 +25,8 @@
 #include "run/results_file.hpp"
 #include "run/scheduler.hpp"
 #include "util/paths.hpp"
+#include "util/session_lock.hpp"
+#include "util/strings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -47,6 +52,14 @@ extern "C" void on_terminate(int sig) {
   std::raise(sig);
 }
 
+// What a waiting session is told about this one.
+std::string session_description(const RunOptions& ro) {
+  char when[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  return "pid " + std::to_string(::getpid()) + ", gilhost run " + join(ro.files, " ") + ", started " + when;
+}
+
 std::string runner_path() {
   if (const char* env = std::getenv("GILHOST_RUNNER"); env && *env) return env;
   return companion_program("gilhost-runner");
@@ -54,12 +67,21 @@ std::string runner_path() {
 
 int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& co, ProbeCache& cache,
             const Discovery& discovery) {
-  const std::string profile = ro.quick ? "quick" : ro.profile;
+  LoadOptions options;
+  options.profile = ro.quick ? "quick" : ro.profile;
+  options.case_globs = ro.case_globs;
   Experiment ex;
   try {
-    ex = load_experiment(file, profile);
+    for (const auto& p : ro.params) {
+      auto [key, value] = parse_param_override(p);
+      options.params[key] = std::move(value);
+    }
+    ex = is_python_script(file) ? load_script_experiment(file, ro.script_args, options) : load_experiment(file, options);
   } catch (const ConfigErrors& e) {
     std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
     return 2;
   }
   if (ro.repeat > 0) ex.repeat = ro.repeat;
@@ -130,6 +152,28 @@ int cmd_run(const RunOptions& ro, const CommonOptions& co) {
     std::cerr << "gilhost: --quick is --profile quick; give one of them\n";
     return 2;
   }
+  if (!ro.script_args.empty() && !(ro.files.size() == 1 && is_python_script(ro.files[0]))) {
+    std::cerr << "gilhost: arguments after -- are for a script (gilhost run script.py -- ARGS), not for experiment files\n";
+    return 2;
+  }
+  if (!ro.cpus.empty()) {
+    try {
+      pin_to_cpus(parse_cpu_list(ro.cpus));
+    } catch (const std::exception& e) {
+      std::cerr << "gilhost: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  // One measuring session per machine; a dry run measures nothing and takes no lock.
+  SessionLock lock;
+  if (!ro.no_lock && !ro.dry_run) {
+    lock = SessionLock::acquire(default_session_lock_path(), session_description(ro), [](const std::string& other) {
+      std::cerr << "gilhost: waiting for the session measuring now to end: " << other << " (--no-lock measures anyway)\n";
+    });
+  }
+  if (!ro.dry_run)
+    for (const auto& warning : quiet_machine_warnings(read_system_state()))
+      std::cerr << "gilhost: warning: " << warning << "\n";
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_terminate);
   std::signal(SIGHUP, on_terminate);

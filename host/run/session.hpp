@@ -19,6 +19,11 @@ struct RunOptions {
   bool no_details = false;
   bool dry_run = false;
   bool force_exec = false;
+  std::vector<std::string> case_globs;   // --case GLOB
+  std::vector<std::string> params;       // --param KEY=VALUE
+  std::vector<std::string> script_args;  // after --: sys.argv[1:] of a script run as __main__
+  bool no_lock = false;                  // measure even while another session holds the lock
+  std::string cpus;                      // --cpus LIST: every run pinned there
 };
 
 // Runs every file in turn; the exit code: 0, 1 (an expectation failed), 2 (a file or selection unusable),

@@ -21,6 +21,7 @@ class SessionLock {
   // Takes the lock only if it is free now; an invalid lock (valid() false) otherwise.
   static SessionLock try_acquire(const std::string& path, const std::string& holder);
 
+  SessionLock() = default;  // holds nothing
   bool valid() const { return fd_.valid(); }
 
  private:

@@ -24,7 +24,9 @@ TEST_CASE("adhoc: a script becomes one main-mode case, its arguments kept exactl
   // Defaults as for a file: every build, 3 rounds; a profile is an error (the file has none).
   CHECK(ex.interpreters == std::vector<std::string>{"all"});
   CHECK(ex.repeat == 3);
-  CHECK_THROWS_AS(gilhost::load_script_experiment((dir / "bench me.py").string(), {}, "quick"), gilhost::ConfigErrors);
+  gilhost::LoadOptions quick;
+  quick.profile = "quick";
+  CHECK_THROWS_AS(gilhost::load_script_experiment((dir / "bench me.py").string(), {}, quick), gilhost::ConfigErrors);
 }
 
 TEST_CASE("adhoc: what names a script, and TOML quoting", "[config][adhoc]") {
