@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include <nlohmann/json.hpp>
+#include "protocol/events.hpp"
 
 namespace gilhost {
 
@@ -26,7 +26,7 @@ struct CpuUsage {
 };
 
 std::int64_t timeval_ns(const timeval& tv);
-// The difference after - before, as the JSON the runner reports for a case.
-nlohmann::json cpu_delta_json(const CpuUsage& before, const CpuUsage& after);
+// The difference after - before, as the runner reports it for a case.
+protocol::CpuDelta cpu_delta(const CpuUsage& before, const CpuUsage& after);
 
 }  // namespace gilhost

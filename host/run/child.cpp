@@ -40,17 +40,6 @@ std::string BoundedCapture::text() const {
 
 void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
-namespace {
-// The process group of the run in progress, for a signal handler that must kill it before we die.
-std::atomic<pid_t> g_active_group{0};
-static_assert(std::atomic<pid_t>::is_always_lock_free, "read from a signal handler");
-}  // namespace
-
-void kill_active_child_tree() {
-  const pid_t group = g_active_group.load();
-  if (group > 0) ::kill(-group, SIGKILL);
-}
-
 void reap_orphans() {
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
@@ -128,17 +117,6 @@ bool drain(int fd, const std::function<void(const char*, std::size_t)>& sink) {
   return true;
 }
 
-// One line of the event pipe: an event, or counted as unreadable (never silently dropped).
-void take_event_line(ChildResult& res, const std::string& line) {
-  if (line.empty()) return;
-  auto j = nlohmann::json::parse(line, nullptr, false);
-  if (!j.is_discarded() && j.is_object()) {
-    res.events.push_back(std::move(j));
-    return;
-  }
-  if (res.unreadable_events++ == 0) res.first_unreadable_event = line.substr(0, 120);
-}
-
 // Whether our child `pid` has exited (a zombie not yet reaped), without reaping it.
 bool has_exited(pid_t pid) {
   siginfo_t info{};
@@ -155,8 +133,8 @@ void sleep_ms(long ms) {
 ChildResult run_child(const ChildRequest& req) {
   ChildResult res;
   Pipe out = make_pipe(), err = make_pipe(), events = make_pipe();
-  // Its write end is held until the run is over and never written: it closes early only if we die, and
-  // then the kernel SIGKILLs the child's process group (exec_child).
+  // Its write end is held until the run is over (by the ChildGroup) and never written: it closes early
+  // only if we die, and then the kernel SIGKILLs the child's process group (exec_child).
   Pipe watch;
   if (req.watch_fd >= 0) watch = make_pipe();
   res.event_fd = req.event_fd;
@@ -183,14 +161,16 @@ ChildResult run_child(const ChildRequest& req) {
   if (pid == 0)
     exec_child(req, out.write.get(), err.write.get(), events.write.get(), watch.read.get(), argv.data(), envp.data(), self);
   const int spawn_errno = errno;
+  // Ours before any signal can arrive: from here a handler's ChildGroup::kill_active() finds the group, and
+  // however this function ends, the group is killed and reaped. It holds the watch pipe's write end for
+  // as long as the run is ours. No setpgid(pid, pid) here: vfork returns only once the child has exec'd
+  // (or exited), so its own setpgid(0, 0) has made the group already (ours would fail with EACCES).
+  ChildGroup group(pid, std::move(watch.write));
   ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (pid < 0) {
     res.spawn_error = std::string("vfork failed: ") + std::strerror(spawn_errno);
     return res;
   }
-  // No setpgid(pid, pid) here: vfork returns only once the child has exec'd (or exited), so its own
-  // setpgid(0, 0) has made the group already (ours would fail with EACCES after the exec).
-  g_active_group.store(pid);
   res.pid = pid;
   out.write.reset();
   err.write.reset();
@@ -213,7 +193,7 @@ ChildResult run_child(const ChildRequest& req) {
     event_buf.append(d, n);
     std::size_t nl;
     while ((nl = event_buf.find('\n')) != std::string::npos) {
-      take_event_line(res, event_buf.substr(0, nl));
+      res.events.take_line(event_buf.substr(0, nl));
       event_buf.erase(0, nl + 1);
     }
   };
@@ -237,10 +217,10 @@ ChildResult run_child(const ChildRequest& req) {
     const std::int64_t now = monotonic_ns();
     if (req.interrupt && req.interrupt->load()) {
       res.interrupted = true;
-      ::kill(-pid, SIGKILL);
+      group.kill();
     } else if (now >= deadline && !res.timed_out) {
       res.timed_out = true;
-      ::kill(-pid, SIGKILL);
+      group.kill();
     }
     if (now >= next_sample) {
       sampler.sample();
@@ -267,10 +247,7 @@ ChildResult run_child(const ChildRequest& req) {
       open_events = drain(events.read.get(), on_event);
       if (!open_events && !has_exited(pid)) events_eof = monotonic_ns();
     }
-    if (!pidfd || ready_at(slot_pid) || res.timed_out || res.interrupted) {
-      pid_t r = ::wait4(pid, &status, WNOHANG, &res.usage);
-      if (r == pid) reaped = true;
-    }
+    if (!pidfd || ready_at(slot_pid) || res.timed_out || res.interrupted) reaped = group.try_reap(status, res.usage);
   }
   const std::int64_t reaped_at = monotonic_ns();
   res.wall_ns = reaped_at - start;
@@ -282,7 +259,7 @@ ChildResult run_child(const ChildRequest& req) {
   drain(out.read.get(), on_out);
   drain(err.read.get(), on_err);
   drain(events.read.get(), on_event);
-  if (!event_buf.empty()) take_event_line(res, event_buf);  // a last line without its newline: cut
+  if (!event_buf.empty()) res.events.take_line(event_buf);  // a last line without its newline: cut
   // Anything of the tree still alive (daemons, setsid'd grandchildren) is killed: no orphans survive a run.
   // Again until none is left (bounded): a member may fork while it is being killed, and killed members'
   // children are re-parented to us (subreaper), which a fresh scan finds.
@@ -296,14 +273,13 @@ ChildResult run_child(const ChildRequest& req) {
   }
   res.leftover_processes = static_cast<int>(leftovers.size());
   for (int round = 0; !leftovers.empty() && round < 200; ++round) {
-    ::kill(-pid, SIGKILL);
+    group.kill();
     for (pid_t member : leftovers) ::kill(member, SIGKILL);
     reap_orphans();
     sleep_ms(round < 10 ? 1 : 10);
     leftovers = sampler.live_members();
   }
   reap_orphans();
-  g_active_group.store(0);
 
   res.exited = WIFEXITED(status);
   res.exit_code = res.exited ? WEXITSTATUS(status) : -1;

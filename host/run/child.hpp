@@ -1,6 +1,6 @@
 #pragma once
 // One measured child process: spawned in its own process group, its output captured, its process tree
-// sampled, bounded by a timeout, reaped with wait4, and nothing of its tree left behind.
+// sampled, bounded by a timeout, reaped with wait4, and nothing of its tree left behind (run/child_group).
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -11,6 +11,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "protocol/event_log.hpp"
+#include "run/child_group.hpp"
 
 namespace gilhost {
 
@@ -56,11 +59,9 @@ struct ChildResult {
   bool interrupted = false;
   rusage usage{};  // wait4: the child and every descendant it waited for
   std::int64_t wall_ns = 0;
-  std::vector<nlohmann::json> events;
-  int event_fd = 3;                    // the event pipe's number in the child (for notes)
-  int unreadable_events = 0;           // event lines that are not JSON objects (a torn or foreign write)
-  std::string first_unreadable_event;  // the first of them, cut to 120 bytes
-  bool events_closed_early = false;    // the event pipe reached EOF while the child was still running
+  protocol::EventLog events;         // every line of the event pipe, decoded as it arrived
+  int event_fd = 3;                  // the event pipe's number in the child (for notes)
+  bool events_closed_early = false;  // the event pipe reached EOF while the child was still running
   std::string stdout_text, stderr_text;
   std::uint64_t stdout_bytes = 0, stderr_bytes = 0;
   nlohmann::json sampling;  // TreeSampler::summary()
@@ -73,7 +74,8 @@ ChildResult run_child(const ChildRequest& request);
 void become_subreaper();
 // Reaps any exited re-parented orphans without blocking.
 void reap_orphans();
-// Kills the process group of the run in progress, if any (async-signal-safe: for SIGINT/SIGTERM handlers).
-void kill_active_child_tree();
+// Kills the process group of the run in progress, if any (async-signal-safe: for SIGINT/SIGTERM handlers):
+// ChildGroup::kill_active(), under the name main.cpp's handlers call.
+inline void kill_active_child_tree() { ChildGroup::kill_active(); }
 
 }  // namespace gilhost

@@ -7,6 +7,7 @@
 
 #include "config/expect.hpp"
 #include "measure/clock.hpp"
+#include "protocol/codec.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -29,11 +30,13 @@ std::vector<std::string> child_environment(const Experiment& ex, bool force_gil)
 
 namespace {
 
-const nlohmann::json* find_event(const ChildResult& child, const char* name) {
-  for (const auto& e : child.events)
-    if (e.value("event", "") == name) return &e;
-  return nullptr;
+// The run's event of one kind, decoded by run_child (protocol/event_log), or nullptr.
+template <typename Event>
+const Event* find_event(const std::optional<Event>& event) {
+  return event ? &*event : nullptr;
 }
+
+nlohmann::json optional_json(const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 // "2", "0.5", "1.25": a timeout as written, without std::to_string's trailing zeros.
 std::string fmt_seconds(double s) {
@@ -58,10 +61,9 @@ std::vector<std::string> modules_in_gil_warnings(const std::string& stderr_text)
 // Which modules turned the GIL back on: what the runner saw flip it; when the GIL is on and the runner saw
 // nothing (it flipped before the bootstrap ran, e.g. at start-up from a .pth file), the warning on stderr.
 // Not forced, for a forced GIL was never off to be turned on.
-nlohmann::json gil_reenabled_by(const nlohmann::json& outcome, bool free_threaded, bool forced, const std::string& stderr_text) {
-  nlohmann::json names = outcome.value("gil_reenabled_by", nlohmann::json::array());
-  if (!names.is_array()) names = nlohmann::json::array();
-  if (names.empty() && free_threaded && !forced && outcome.value("gil_enabled", nlohmann::json()) == true)
+nlohmann::json gil_reenabled_by(const protocol::Outcome& outcome, bool free_threaded, bool forced, const std::string& stderr_text) {
+  nlohmann::json names = outcome.gil_reenabled_by;
+  if (names.empty() && free_threaded && !forced && outcome.gil_enabled == true)
     names = modules_in_gil_warnings(stderr_text);
   return names;
 }
@@ -106,13 +108,13 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
                       {"warmup", run.warmup},
                       {"time_unix_ns", realtime_ns()}};
 
-  const nlohmann::json* cs = find_event(child, "case");
-  const nlohmann::json* fin = find_event(child, "finalized");
-  const nlohmann::json* rerr = find_event(child, "error");
-  nlohmann::json outcome = cs ? cs->value("outcome", nlohmann::json::object()) : nlohmann::json::object();
+  const protocol::CaseEvent* cs = find_event(child.events.case_event);
+  const protocol::FinalizedEvent* fin = find_event(child.events.finalized);
+  const protocol::RunnerErrorEvent* rerr = find_event(child.events.runner_error);
+  const protocol::Outcome outcome = cs ? cs->outcome : protocol::Outcome{};
 
   std::string status;
-  nlohmann::json error = outcome.value("error", nlohmann::json());
+  nlohmann::json error = outcome.error ? nlohmann::json(*outcome.error) : nlohmann::json();
   std::string note;
   if (!child.spawn_error.empty()) {
     status = "error";
@@ -128,12 +130,13 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
     note = "killed by " + signal_name(child.signal) + (cs ? " after the case" : "");
   } else if (rerr) {
     status = "error";
-    error = {{"type", "GilhostRunnerError"}, {"message", rerr->value("stage", "") + ": " + rerr->value("message", "")}};
-  } else if (child.unreadable_events > 0) {
+    error = {{"type", "GilhostRunnerError"}, {"message", std::string(protocol::to_string(rerr->stage)) + ": " + rerr->message}};
+  } else if (child.events.unreadable > 0) {
     status = "error";
-    note = std::to_string(child.unreadable_events) + " line" + (child.unreadable_events > 1 ? "s" : "") +
+    note = std::to_string(child.events.unreadable) + " line" + (child.events.unreadable > 1 ? "s" : "") +
            " on the event channel (fd " + std::to_string(child.event_fd) + ") could not be read (the first: '" +
-           child.first_unreadable_event + "')" + (cs ? "" : ", and the case was never reported") +
+           child.events.first_unreadable + "': " + child.events.first_unreadable_why + ")" +
+           (cs ? "" : ", and the case was never reported") +
            "; did the script write to it?";
   } else if (!cs || child.exit_code != 0 || !error.is_null()) {
     // A run whose outcome never arrived is no measurement, whatever its exit status.
@@ -143,11 +146,11 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
     status = "ok";
   }
 
-  if (cs && cs->contains("note") && (*cs)["note"].is_string()) note += (note.empty() ? "" : "; ") + (*cs)["note"].get<std::string>();
+  if (cs && !cs->note.empty()) note += (note.empty() ? "" : "; ") + cs->note;
 
-  const std::int64_t wall = cs ? cs->value("wall_ns", std::int64_t{0}) : child.wall_ns;
-  const nlohmann::json cpu = cs ? cs->value("cpu", nlohmann::json::object()) : nlohmann::json::object();
-  const std::int64_t cpu_ns = cpu.value("cpu_ns", std::int64_t{0});
+  const std::int64_t wall = cs ? cs->wall_ns : child.wall_ns;
+  const nlohmann::json cpu = cs ? nlohmann::json(cs->cpu) : nlohmann::json::object();
+  const std::int64_t cpu_ns = cs ? cs->cpu.cpu_ns : 0;
   r["status"] = status;
   r["exit_code"] = child.exit_code;
   r["signal"] = child.signal;
@@ -155,30 +158,30 @@ nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, cons
   r["wall_ns"] = wall;
   r["wall_from"] = cs ? "runner" : "parent";
   r["parent_wall_ns"] = child.wall_ns;
-  r["init_ns"] = cs ? cs->value("init_ns", std::int64_t{0}) : 0;
-  r["prepare_ns"] = cs ? cs->value("prepare_ns", std::int64_t{0}) : 0;
-  if (cs && cs->contains("bootstrap_ns")) {
-    r["bootstrap_ns"] = cs->value("bootstrap_ns", std::int64_t{0});
-    r["bootstrap_cached"] = cs->value("bootstrap_cached", false);
+  r["init_ns"] = cs ? cs->init_ns.value_or(0) : 0;
+  r["prepare_ns"] = cs ? cs->prepare_ns : 0;
+  if (cs && cs->bootstrap_ns) {
+    r["bootstrap_ns"] = *cs->bootstrap_ns;
+    r["bootstrap_cached"] = cs->bootstrap_cached.value_or(false);
   }
-  r["finalize_ns"] = fin ? fin->value("finalize_ns", std::int64_t{0}) : 0;
+  r["finalize_ns"] = fin ? fin->finalize_ns : 0;
   r["cpu"] = cpu;
   r["cpu_per_wall"] = wall > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(wall) : 0.0;
   r["tree_cpu_ns"] = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
   r["max_rss_kb"] = child.usage.ru_maxrss;
   r["rss"] = child.sampling;
-  r["has_result"] = outcome.value("has_result", false);
-  r["result"] = outcome.value("result", nlohmann::json());
+  r["has_result"] = outcome.has_result;
+  r["result"] = outcome.result;
   r["error"] = error;
-  r["metrics"] = outcome.value("metrics", nlohmann::json::object());
-  r["marks"] = outcome.value("marks", nlohmann::json::array());
-  r["gil_enabled"] = outcome.value("gil_enabled", nlohmann::json());
-  r["gil_enabled_before"] = outcome.value("gil_enabled_before", nlohmann::json());
+  r["metrics"] = outcome.metrics;
+  r["marks"] = outcome.marks;
+  r["gil_enabled"] = optional_json(outcome.gil_enabled);
+  r["gil_enabled_before"] = optional_json(outcome.gil_enabled_before);
   // Forced on by the selector (`+gil`), or by PYTHON_GIL=1 from elsewhere, which the runner reads back.
-  r["gil_forced"] = in.gil_forced || outcome.value("gil_forced", false);
+  r["gil_forced"] = in.gil_forced || outcome.gil_forced;
   r["gil_reenabled_by"] = gil_reenabled_by(outcome, in.free_threaded, r["gil_forced"].get<bool>(), child.stderr_text);
-  r["threads_alive_at_end"] = outcome.value("threads_alive", nlohmann::json());
-  if (cs && cs->contains("per_interpreter")) r["per_interpreter"] = (*cs)["per_interpreter"];
+  r["threads_alive_at_end"] = outcome.threads_alive ? nlohmann::json(*outcome.threads_alive) : nlohmann::json();
+  if (cs && cs->mode == protocol::CaseMode::subinterpreters) r["per_interpreter"] = cs->per_interpreter;
   r["stdout"] = child.stdout_text;
   r["stderr"] = child.stderr_text;
   r["stdout_bytes"] = child.stdout_bytes;

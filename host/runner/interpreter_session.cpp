@@ -4,40 +4,6 @@
 
 namespace gilhost {
 
-bool initialize_python(const py::Api& api, const std::string& executable, std::string& error) {
-  if (api.Py_SetProgramName) {
-    // Py_SetProgramName keeps the pointer: the decoded string must outlive the interpreter.
-    static wchar_t* program = nullptr;
-    program = api.Py_DecodeLocale(executable.c_str(), nullptr);
-    if (!program) {
-      error = "cannot decode the interpreter path " + executable;
-      return false;
-    }
-    api.Py_SetProgramName(program);
-    api.Py_InitializeEx(1);
-    return true;
-  }
-  // 3.15+ path (PEP 741). PyInitConfig starts from the isolated defaults; undo what `python` would not do.
-  py::PyInitConfig* config = api.PyInitConfig_Create();
-  if (!config) {
-    error = "PyInitConfig_Create failed";
-    return false;
-  }
-  bool ok = api.PyInitConfig_SetStr(config, "program_name", executable.c_str()) == 0 &&
-            api.PyInitConfig_SetInt(config, "isolated", 0) == 0 &&
-            api.PyInitConfig_SetInt(config, "use_environment", 1) == 0 &&
-            api.PyInitConfig_SetInt(config, "user_site_directory", 1) == 0 &&
-            api.PyInitConfig_SetInt(config, "install_signal_handlers", 1) == 0 &&
-            api.Py_InitializeFromInitConfig(config) == 0;
-  if (!ok) {
-    const char* msg = nullptr;
-    if (api.PyInitConfig_GetError) api.PyInitConfig_GetError(config, &msg);
-    error = std::string("Python initialisation failed: ") + (msg ? msg : "unknown error");
-  }
-  api.PyInitConfig_Free(config);
-  return ok;
-}
-
 std::optional<bool> gil_enabled_now(const py::Api& api) {
   py::Ref ns(api, api.PyDict_New());
   if (ns && api.PyDict_SetItemString(ns.get(), "__builtins__", api.PyEval_GetBuiltins()) == 0) {

@@ -1,6 +1,6 @@
 #pragma once
-// The embedded interpreter's life in the runner: initialise with the right program name, run the
-// bootstrap in a namespace, call its phases, finalise.
+// The bootstrap inside one interpreter: its namespace, its phases, and what the interpreter says of its
+// GIL. (The interpreters themselves: runner/scoped_interpreter.)
 #include <optional>
 #include <string>
 
@@ -9,10 +9,6 @@
 #include "runner/runspec.hpp"
 
 namespace gilhost {
-
-// Sets the program name to the real interpreter (so sys.executable, sys.prefix and the module search
-// path are those of `python` itself) and initialises Python with signal handlers, like `python` does.
-bool initialize_python(const py::Api& api, const std::string& executable, std::string& error);
 
 // sys._is_gil_enabled() of the current interpreter (true before 3.13: there is always a GIL), or nullopt
 // when Python cannot say. The GIL must be held.

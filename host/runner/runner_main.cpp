@@ -1,11 +1,9 @@
 // gilhost-runner: the child process of one measured run.
 //
 // It loads one build's libpython with dlopen (never linked), initialises it as `python` would, runs the
-// case in the main interpreter or in N subinterpreters, and reports JSON lines on an inherited fd:
-//   {"event":"ready", ...}  after initialisation
-//   {"event":"case", ...}   the case bracketed with CLOCK_MONOTONIC and getrusage, and its outcome
-//   {"event":"error", ...}  when the runner itself cannot do its job (exit status 3)
-//   {"event":"finalized", ...}
+// case in the main interpreter or in N subinterpreters, and reports the protocol's events (host/protocol)
+// as JSON lines on an inherited fd: ready after initialisation; case, bracketed with CLOCK_MONOTONIC and
+// getrusage, with its outcome; finalized; or error when the runner itself cannot do its job (exit status 3).
 // Its exit status is the case's (SystemExit code, 1 for an exception).
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,15 +12,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "measure/clock.hpp"
+#include "protocol/codec.hpp"
 #include "python/capi.hpp"
 #include "python/library.hpp"
 #include "runner/interpreter_session.hpp"
 #include "runner/runspec.hpp"
+#include "runner/scoped_interpreter.hpp"
 #include "runner/subinterpreters.hpp"
 #include "util/fd.hpp"
 
@@ -74,17 +75,17 @@ struct EventChannel {
     struct stat st {};
     return fd >= 0 && ::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
   }
-  void send(const nlohmann::json& event) const {
-    send_raw(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  }
-  void send_raw(const std::string& line) const {
-    if (still_ours()) gilhost::write_all(fd, line + "\n");
+  void send(const gilhost::protocol::Event& event) const {
+    if (still_ours()) gilhost::write_all(fd, gilhost::protocol::encode(event) + "\n");
   }
 };
 
-[[noreturn]] void fail(const EventChannel& events, const std::string& stage, const std::string& message) {
-  events.send({{"event", "error"}, {"stage", stage}, {"message", message}});
-  std::fprintf(stderr, "gilhost-runner: %s: %s\n", stage.c_str(), message.c_str());
+using Stage = gilhost::protocol::RunnerStage;
+
+// Ends the runner without finalising Python (its state is unknown; the process is ending anyway).
+[[noreturn]] void fail(const EventChannel& events, Stage stage, const std::string& message) {
+  events.send(gilhost::protocol::RunnerErrorEvent{stage, message});
+  std::fprintf(stderr, "gilhost-runner: %s: %s\n", gilhost::protocol::to_string(stage), message.c_str());
   std::exit(kRunnerFailure);
 }
 
@@ -95,19 +96,27 @@ int usage() {
   return 2;
 }
 
-// The main-interpreter case: prepare (import), then the bracketed call, then the outcome.
-int exit_code_of(const std::string& outcome_json) {
-  auto j = nlohmann::json::parse(outcome_json, nullptr, false);
-  return j.is_object() ? j.value("exit_code", 0) : 0;
-}
+// What every case event carries about the start-up.
+struct Startup {
+  std::int64_t init_ns = 0;
+  std::int64_t bootstrap_ns = 0;
+  bool bootstrap_cached = false;
 
-// Returns the case's exit status.
+  void stamp(gilhost::protocol::CaseEvent& event) const {
+    event.init_ns = init_ns;
+    event.bootstrap_ns = bootstrap_ns;
+    event.bootstrap_cached = bootstrap_cached;
+  }
+};
+
+// The main-interpreter case: prepare (import), then the bracketed call, then the outcome. Returns the
+// case's exit status.
 int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, const gilhost::BootstrapCode& code,
-                const EventChannel& events, nlohmann::json head) {
+                const EventChannel& events, const Startup& startup) {
   gilhost::Bootstrap boot(api, spec, 0, code);
-  if (!boot.ok()) fail(events, "bootstrap", boot.error());
+  if (!boot.ok()) fail(events, Stage::bootstrap, boot.error());
   const std::int64_t prepare_start = gilhost::monotonic_ns();
-  if (!boot.call("_prepare")) fail(events, "bootstrap", "_prepare failed (traceback on stderr)");
+  if (!boot.call("_prepare")) fail(events, Stage::bootstrap, "_prepare failed (traceback on stderr)");
   const std::int64_t prepare_ns = gilhost::monotonic_ns() - prepare_start;
 
   const gilhost::CpuUsage before = gilhost::CpuUsage::now();
@@ -115,18 +124,24 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
   const bool ran = boot.call("_run");
   const std::int64_t end = gilhost::monotonic_ns();
   const gilhost::CpuUsage after = gilhost::CpuUsage::now();
-  if (!ran) fail(events, "bootstrap", "_run failed (traceback on stderr)");
+  if (!ran) fail(events, Stage::bootstrap, "_run failed (traceback on stderr)");
 
-  std::string outcome = boot.finish();
-  if (outcome.empty()) fail(events, "bootstrap", "_finish failed (traceback on stderr)");
-  head.update({{"event", "case"},   {"mode", "embed"},        {"start_ns", start},
-               {"end_ns", end},      {"wall_ns", end - start}, {"prepare_ns", prepare_ns},
-               {"cpu", gilhost::cpu_delta_json(before, after)}});
-  // The outcome is already JSON from the bootstrap: splice it in rather than parse and re-encode it.
-  std::string line = head.dump();
-  line.pop_back();
-  events.send_raw(line + ",\"outcome\":" + outcome + "}");
-  return exit_code_of(outcome);
+  const std::string outcome = boot.finish();
+  if (outcome.empty()) fail(events, Stage::bootstrap, "_finish failed (traceback on stderr)");
+  std::string why;
+  std::optional<gilhost::protocol::Outcome> decoded = gilhost::protocol::decode_outcome(outcome, why);
+  if (!decoded) fail(events, Stage::bootstrap, "_finish's outcome cannot be read: " + why);
+  gilhost::protocol::CaseEvent event;
+  event.mode = gilhost::protocol::CaseMode::embed;
+  event.start_ns = start;
+  event.end_ns = end;
+  event.wall_ns = end - start;
+  event.prepare_ns = prepare_ns;
+  event.cpu = gilhost::cpu_delta(before, after);
+  event.outcome = std::move(*decoded);
+  startup.stamp(event);
+  events.send(event);
+  return static_cast<int>(event.outcome.exit_code);
 }
 
 }  // namespace
@@ -159,45 +174,44 @@ int main(int argc, char** argv) {
   try {
     spec = gilhost::RunnerSpec::from_json(nlohmann::json::parse(spec_text));
   } catch (const std::exception& e) {
-    fail(events, "spec", e.what());
+    fail(events, Stage::spec, e.what());
   }
 
   std::string error;
-  // Kept open until exit: CPython cannot be unloaded.
+  // Kept open until exit (declared before the interpreter, so it outlives it): CPython cannot be unloaded.
   gilhost::py::SharedLibrary lib = gilhost::py::SharedLibrary::open_global(spec.libpython, error);
-  if (!lib.valid()) fail(events, "load", error);
+  if (!lib.valid()) fail(events, Stage::load, error);
   gilhost::py::Api api;
-  if (!api.load(lib, error)) fail(events, "load", error);
+  if (!api.load(lib, error)) fail(events, Stage::load, error);
   if (spec.subinterpreters > 0 && !api.has_subinterpreters())
-    fail(events, "load", "this libpython has no Py_NewInterpreterFromConfig (subinterpreters need 3.12+)");
+    fail(events, Stage::load, "this libpython has no Py_NewInterpreterFromConfig (subinterpreters need 3.12+)");
 
   const std::int64_t t0 = gilhost::monotonic_ns();
-  if (!gilhost::initialize_python(api, spec.executable, error)) fail(events, "init", error);
-  const std::int64_t init_ns = gilhost::monotonic_ns() - t0;
-  events.send({{"event", "ready"}, {"pid", ::getpid()}, {"init_ns", init_ns}});
+  gilhost::ScopedInterpreter python(api, spec.executable);
+  if (!python.ok()) fail(events, Stage::init, python.error());
+  Startup startup;
+  startup.init_ns = gilhost::monotonic_ns() - t0;
+  events.send(gilhost::protocol::ReadyEvent{::getpid(), startup.init_ns});
 
-  const gilhost::BootstrapCode code = gilhost::BootstrapCode::prepare(api, spec.bootstrap_cache_dir);
-  // What every case event carries about the start-up.
-  const nlohmann::json startup = {{"init_ns", init_ns},
-                                  {"bootstrap_ns", code.prepare_ns()},
-                                  {"bootstrap_cached", code.from_cache()}};
   int exit_code = 0;
-  if (spec.subinterpreters > 0) {
-    nlohmann::json event = gilhost::run_in_subinterpreters(api, spec, code);
-    event.update(startup);
-    exit_code = event["outcome"].value("exit_code", 0);
-    events.send(event);
-  } else {
-    exit_code = run_in_main(api, spec, code, events, startup);
+  {
+    const gilhost::BootstrapCode code = gilhost::BootstrapCode::prepare(api, spec.bootstrap_cache_dir);
+    startup.bootstrap_ns = code.prepare_ns();
+    startup.bootstrap_cached = code.from_cache();
+    if (spec.subinterpreters > 0) {
+      gilhost::protocol::CaseEvent event = gilhost::run_in_subinterpreters(api, spec, code);
+      startup.stamp(event);
+      exit_code = static_cast<int>(event.outcome.exit_code);
+      events.send(event);
+    } else {
+      exit_code = run_in_main(api, spec, code, events, startup);
+    }
   }
 
   const std::int64_t f0 = gilhost::monotonic_ns();
-  const int finalize_status = api.Py_FinalizeEx();
+  const int finalize_status = python.finalize();
   const gilhost::CpuUsage usage = gilhost::CpuUsage::now();
-  events.send({{"event", "finalized"},
-               {"finalize_ns", gilhost::monotonic_ns() - f0},
-               {"max_rss_kb", usage.max_rss_kb},
-               {"status", finalize_status}});
+  events.send(gilhost::protocol::FinalizedEvent{gilhost::monotonic_ns() - f0, usage.max_rss_kb, finalize_status});
   std::fflush(nullptr);
   // Like `python`: 120 when flushing the standard streams failed at exit.
   std::exit(finalize_status < 0 && exit_code == 0 ? 120 : exit_code);

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "measure/clock.hpp"
+#include "protocol/codec.hpp"
 #include "runner/interpreter_session.hpp"
+#include "runner/scoped_interpreter.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -66,82 +68,84 @@ py::PyInterpreterConfig config_for(const RunnerSpec& spec, std::string& note) {
 }
 
 void worker_main(const py::Api& api, const RunnerSpec& spec, const py::PyInterpreterConfig& config,
-                 const BootstrapCode& code, int index, Gate& gate, Worker& out) {
-  // Attach to the main interpreter first: Py_NewInterpreterFromConfig needs a current thread state.
-  py::PyGILState_STATE gilstate = api.PyGILState_Ensure();
-  py::PyThreadState* main_tstate = api.PyThreadState_Get();
-  py::PyThreadState* sub = nullptr;
-  py::PyStatus status = api.Py_NewInterpreterFromConfig(&sub, &config);
-  if (status.type != 0 || sub == nullptr) {
-    out.error = std::string("Py_NewInterpreterFromConfig failed: ") + (status.err_msg ? status.err_msg : "?");
-    api.PyThreadState_Swap(main_tstate);
-    api.PyGILState_Release(gilstate);
+                 bool serialize_creation, const BootstrapCode& code, int index, Gate& gate, Worker& out) {
+  SubInterpreter sub(api, config, serialize_creation);
+  if (!sub) {
+    out.error = sub.error();
     gate.arrive(gate.ready);
     gate.arrive(gate.finished);
     return;
   }
+  Bootstrap boot(api, spec, index, code);  // its namespace is released inside its own interpreter, before `sub` ends
+  if (!boot.ok()) out.error = boot.error();
+  if (boot.ok()) boot.call("_prepare");
   {
-    Bootstrap boot(api, spec, index, code);
-    if (!boot.ok()) out.error = boot.error();
-    if (boot.ok()) boot.call("_prepare");
-    {
-      // Wait without holding this interpreter's GIL: with a shared GIL, holding it would stall the others.
-      py::GilRelease released(api);
-      gate.arrive(gate.ready);
-      gate.wait_open();
-    }
-    if (boot.ok()) boot.call("_run");
-    out.end_ns = monotonic_ns();
-    {
-      py::GilRelease released(api);
-      gate.arrive(gate.finished);
-    }
-    if (boot.ok()) out.outcome = boot.finish();
-  }  // the namespace is released inside its own interpreter
-  api.Py_EndInterpreter(sub);            // leaves no current thread state
-  api.PyEval_RestoreThread(main_tstate);  // re-attach to the main interpreter, taking its GIL
-  api.PyGILState_Release(gilstate);
+    // Wait without holding this interpreter's GIL: with a shared GIL, holding it would stall the others.
+    py::GilRelease released(api);
+    gate.arrive(gate.ready);
+    gate.wait_open();
+  }
+  if (boot.ok()) boot.call("_run");
+  out.end_ns = monotonic_ns();
+  {
+    py::GilRelease released(api);
+    gate.arrive(gate.finished);
+  }
+  if (boot.ok()) out.outcome = boot.finish();
+}
+
+// One worker's outcome: what its _finish() said, or its failure as a SubinterpreterError.
+protocol::Outcome outcome_of(const Worker& w) {
+  protocol::Outcome o;
+  std::string error = w.error;
+  if (!w.outcome.empty()) {
+    std::string why;
+    if (auto decoded = protocol::decode_outcome(w.outcome, why)) o = std::move(*decoded);
+    else if (error.empty()) error = why;
+  } else if (error.empty()) {
+    error = "the bootstrap's _finish failed (traceback on stderr)";
+  }
+  if (!error.empty()) {
+    o.error = protocol::CaseError{"SubinterpreterError", "gilhost.SubinterpreterError", error};
+    o.exit_code = 1;
+  }
+  return o;
 }
 
 // The run's outcome from the workers': the list of results (a result when each gave one), the first
 // error, the largest exit code, the GIL on if it was on in any interpreter; `per` gets each worker's own.
-nlohmann::json combine_outcomes(const std::vector<Worker>& workers, nlohmann::json& per) {
-  nlohmann::json results = nlohmann::json::array();
-  std::vector<std::string> reenabled_by;
-  nlohmann::json combined = {{"has_result", true}, {"error", nullptr}, {"exit_code", 0},
-                             {"metrics", nlohmann::json::object()}, {"marks", nlohmann::json::array()}};
+protocol::Outcome combine_outcomes(const std::vector<Worker>& workers, std::vector<protocol::InterpreterOutcome>& per) {
+  protocol::Outcome combined;
+  combined.has_result = true;
+  combined.result = nlohmann::json::array();
+  auto either = [](std::optional<bool>& into, const std::optional<bool>& one) {
+    if (one) into = into.value_or(false) || *one;
+  };
   for (const Worker& w : workers) {
-    nlohmann::json o = w.outcome.empty() ? nlohmann::json::object() : nlohmann::json::parse(w.outcome, nullptr, false);
-    if (o.is_discarded()) o = nlohmann::json::object();
-    if (!w.error.empty()) {
-      o["error"] = {{"type", "SubinterpreterError"}, {"qualname", "gilhost.SubinterpreterError"}, {"message", w.error}};
-      o["exit_code"] = 1;
-    }
-    results.push_back(o.value("result", nlohmann::json()));
+    protocol::Outcome o = outcome_of(w);
+    combined.result.push_back(o.result);
     // A result for the run only when every interpreter gave one: [null, null] from interpreters that were
     // never created is no result.
-    combined["has_result"] = combined["has_result"].get<bool>() && o.value("has_result", false);
-    if (combined["error"].is_null() && o.contains("error") && !o["error"].is_null()) combined["error"] = o["error"];
-    combined["exit_code"] = std::max(combined["exit_code"].get<int>(), o.value("exit_code", 0));
-    for (const char* key : {"gil_enabled", "gil_enabled_before", "gil_forced"})
-      if (o.contains(key) && o[key].is_boolean()) combined[key] = combined.value(key, false) || o[key].get<bool>();
-    if (o.contains("python_version")) combined["python_version"] = o["python_version"];
-    for (const auto& name : o.value("gil_reenabled_by", nlohmann::json::array()))
-      if (name.is_string()) add_unique(reenabled_by, name.get<std::string>());
-    o["end_ns"] = w.end_ns;
-    per.push_back(std::move(o));
+    combined.has_result = combined.has_result && o.has_result;
+    if (!combined.error && o.error) combined.error = o.error;
+    combined.exit_code = std::max(combined.exit_code, o.exit_code);
+    either(combined.gil_enabled, o.gil_enabled);
+    either(combined.gil_enabled_before, o.gil_enabled_before);
+    combined.gil_forced = combined.gil_forced || o.gil_forced;
+    if (!o.python_version.empty()) combined.python_version = o.python_version;
+    for (const auto& name : o.gil_reenabled_by) add_unique(combined.gil_reenabled_by, name);
+    per.push_back({std::move(o), w.end_ns});
   }
-  combined["gil_reenabled_by"] = reenabled_by;
-  combined["result"] = results;
   return combined;
 }
 
 }  // namespace
 
-nlohmann::json run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec, const BootstrapCode& code) {
+protocol::CaseEvent run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec, const BootstrapCode& code) {
   const int n = spec.subinterpreters;
   std::string note;
   const py::PyInterpreterConfig config = config_for(spec, note);
+  const bool serialize_creation = subinterpreter_creation_needs_lock(api.Py_GetVersion());
   std::vector<Worker> workers(static_cast<std::size_t>(n));
   Gate gate;
   std::int64_t start_ns = 0;
@@ -150,8 +154,8 @@ nlohmann::json run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec
     py::GilRelease released(api);
     std::vector<std::thread> threads;
     for (int i = 0; i < n; ++i)
-      threads.emplace_back(worker_main, std::cref(api), std::cref(spec), std::cref(config), std::cref(code), i,
-                           std::ref(gate), std::ref(workers[static_cast<std::size_t>(i)]));
+      threads.emplace_back(worker_main, std::cref(api), std::cref(spec), std::cref(config), serialize_creation,
+                           std::cref(code), i, std::ref(gate), std::ref(workers[static_cast<std::size_t>(i)]));
     gate.wait_for(gate.ready, n);
     before = CpuUsage::now();
     start_ns = monotonic_ns();
@@ -165,23 +169,20 @@ nlohmann::json run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec
   // has no wall time at all (0), rather than the time the others took to fail.
   std::int64_t end_ns = start_ns;
   for (const Worker& w : workers) end_ns = std::max(end_ns, w.end_ns);
-  nlohmann::json per = nlohmann::json::array();
-  nlohmann::json combined = combine_outcomes(workers, per);
+  protocol::CaseEvent event;
+  event.mode = protocol::CaseMode::subinterpreters;
+  event.subinterpreters = n;
+  event.gil = spec.gil;
+  event.start_ns = start_ns;
+  event.end_ns = end_ns;
+  event.wall_ns = end_ns - start_ns;
+  event.cpu = cpu_delta(before, after);
+  event.outcome = combine_outcomes(workers, event.per_interpreter);
   // No interpreter could say (none was created): the main one's GIL, held again here, is the one they
   // would have had or shared.
-  if (!combined.contains("gil_enabled"))
-    if (const std::optional<bool> on = gil_enabled_now(api)) combined["gil_enabled"] = combined["gil_enabled_before"] = *on;
-  nlohmann::json event = {{"event", "case"},
-                          {"mode", "subinterpreters"},
-                          {"subinterpreters", n},
-                          {"gil", spec.gil},
-                          {"start_ns", start_ns},
-                          {"end_ns", end_ns},
-                          {"wall_ns", end_ns - start_ns},
-                          {"cpu", cpu_delta_json(before, after)},
-                          {"per_interpreter", per},
-                          {"outcome", combined}};
-  if (!note.empty()) event["note"] = note;
+  if (!event.outcome.gil_enabled)
+    if (const std::optional<bool> on = gil_enabled_now(api)) event.outcome.gil_enabled = event.outcome.gil_enabled_before = *on;
+  event.note = note;
   return event;
 }
 

@@ -130,33 +130,39 @@ TEST_CASE("BoundedCapture: head, tail, and what falls between", "[child]") {
   CHECK(one_big.text() == chunks.text());
 }
 
-TEST_CASE("run_child: events are JSON lines on fd 3", "[child]") {
+TEST_CASE("run_child: events are JSON lines on fd 3, decoded as they arrive", "[child]") {
   ChildResult r = gilhost::run_child(
-      sh("echo '{\"event\":\"case\",\"n\":1}' >&3; echo 'not json' >&3; printf '{\"event\":' >&3; "
-         "printf '\"end\"}\\n' >&3; echo '[1,2]' >&3"));
+      sh("echo '{\"event\":\"ready\",\"pid\":7,\"init_ns\":5}' >&3; echo 'not json' >&3; "
+         "printf '{\"event\":\"finalized\",' >&3; printf '\"finalize_ns\":9,\"status\":0}\\n' >&3; "
+         "echo '[1,2]' >&3; echo '{\"event\":\"end\"}' >&3"));
   CHECK(r.exit_code == 0);
-  REQUIRE(r.events.size() == 2);
-  CHECK(r.events[0] == nlohmann::json{{"event", "case"}, {"n", 1}});
-  CHECK(r.events[1] == nlohmann::json{{"event", "end"}});  // one line written in two pieces
-  // Lines that are no event (not JSON, not an object) are counted, never silently dropped.
-  CHECK(r.unreadable_events == 2);
-  CHECK(r.first_unreadable_event == "not json");
+  REQUIRE(r.events.ready);
+  CHECK(r.events.ready->pid == 7);
+  CHECK(r.events.ready->init_ns == 5);
+  REQUIRE(r.events.finalized);  // one line written in two pieces
+  CHECK(r.events.finalized->finalize_ns == 9);
+  CHECK_FALSE(r.events.case_event);
+  // Lines that are no event (not JSON, not an object, no event of the protocol) are counted, never
+  // silently dropped.
+  CHECK(r.events.unreadable == 3);
+  CHECK(r.events.first_unreadable == "not json");
   CHECK_FALSE(r.events_closed_early);
 
-  ChildRequest other_fd = sh("echo '{\"event\":\"x\"}' >&5");
+  ChildRequest other_fd = sh("echo '{\"event\":\"error\",\"stage\":\"init\",\"message\":\"m\"}' >&5");
   other_fd.event_fd = 5;
   ChildResult r5 = gilhost::run_child(other_fd);
   CHECK(r5.exit_code == 0);
-  REQUIRE(r5.events.size() == 1);
-  CHECK(r5.events[0]["event"] == "x");
+  REQUIRE(r5.events.runner_error);
+  CHECK(r5.events.runner_error->stage == gilhost::protocol::RunnerStage::init);
+  CHECK(r5.events.runner_error->message == "m");
 }
 
 TEST_CASE("run_child: a last event line cut short is unreadable, not lost", "[child]") {
   ChildResult r = gilhost::run_child(sh("printf '{\"event\":\"case\",\"n\":' >&3"));
   CHECK(r.exit_code == 0);
-  CHECK(r.events.empty());
-  CHECK(r.unreadable_events == 1);
-  CHECK(r.first_unreadable_event == "{\"event\":\"case\",\"n\":");
+  CHECK_FALSE(r.events.case_event);
+  CHECK(r.events.unreadable == 1);
+  CHECK(r.events.first_unreadable == "{\"event\":\"case\",\"n\":");
 }
 
 TEST_CASE("run_child: an event pipe closed while the child runs on is told from an exit", "[child]") {
@@ -165,7 +171,7 @@ TEST_CASE("run_child: an event pipe closed while the child runs on is told from 
   CHECK(closed.events_closed_early);
   CHECK(closed.event_fd == 3);
 
-  ChildResult exited = gilhost::run_child(sh("echo '{\"event\":\"x\"}' >&3"));
+  ChildResult exited = gilhost::run_child(sh("echo '{\"event\":\"ready\"}' >&3"));
   CHECK(exited.exit_code == 0);
   CHECK_FALSE(exited.events_closed_early);
 }

@@ -43,9 +43,10 @@ struct Fixture {
     ChildResult child;
     child.exited = true;
     child.exit_code = 0;
-    json event = {{"event", "case"}, {"wall_ns", 1000}, {"outcome", std::move(outcome)}};
+    json event = {{"event", "case"}, {"mode", "embed"}, {"wall_ns", 1000}, {"outcome", std::move(outcome)}};
     event.update(extra_event);
-    child.events.push_back(event);
+    child.events.take_line(event.dump());
+    REQUIRE(child.events.case_event);
     child.stderr_text = stderr_text;
     return record_of(interp, child);
   }
@@ -196,17 +197,17 @@ TEST_CASE("run record: an event line that cannot be read makes the run an error"
   ChildResult child;
   child.exited = true;
   child.exit_code = 0;
-  child.events.push_back({{"event", "case"}, {"wall_ns", 1000}, {"outcome", outcome(false)}});
-  child.unreadable_events = 1;
-  child.first_unreadable_event = "{not json";
+  child.events.take_line(json{{"event", "case"}, {"mode", "embed"}, {"wall_ns", 1000}, {"outcome", outcome(false)}}.dump());
+  child.events.take_line("{not json");
   json r = f.record_of(f.ft, child);
   CHECK(r["status"] == "error");
-  CHECK(r["note"] == "1 line on the event channel (fd 3) could not be read (the first: '{not json'); did the "
-                     "script write to it?");
+  CHECK(r["note"] == "1 line on the event channel (fd 3) could not be read (the first: '{not json': not a JSON "
+                     "object); did the script write to it?");
   CHECK(r["result"] == 1);  // what was read is kept
 
-  child.events.clear();
-  child.unreadable_events = 2;
+  child.events = {};
+  child.events.take_line("{not json");
+  child.events.take_line(R"({"event":"case","mode":"embed","wall_ns":"soon","outcome":{}})");
   json lost = f.record_of(f.ft, child);
   CHECK(lost["status"] == "error");
   CHECK(lost["note"].get<std::string>().find("2 lines on the event channel (fd 3) could not be read") == 0);

@@ -1,0 +1,34 @@
+#pragma once
+// The runner↔host protocol on the wire: each event is one JSON object on one line, named by its "event"
+// key. Both C++ producers (runner_main, subinterpreters) encode here; the Python bootstrap writes the
+// `case` event of exec mode itself, in this same format (tests/unit/test_protocol.cpp runs it). gilhost
+// decodes every line here, strictly: a known event with a field of the wrong type is no event.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/events.hpp"
+
+namespace gilhost::protocol {
+
+// One line, without its newline. Strings that are not UTF-8 are written with U+FFFD in their place.
+std::string encode(const Event& event);
+
+struct Decoded {
+  std::optional<Event> event;
+  std::string error;  // why the line is no event, when `event` is empty
+};
+Decoded decode(const std::string& line);
+
+// The outcome the bootstrap's _finish() returns (a JSON object), or nullopt with `error` set.
+std::optional<Outcome> decode_outcome(const std::string& text, std::string& error);
+
+// The JSON the run records keep of these (the same shape as on the wire).
+void to_json(nlohmann::json& j, const CpuDelta& cpu);
+void to_json(nlohmann::json& j, const CaseError& error);
+void to_json(nlohmann::json& j, const Mark& mark);
+void to_json(nlohmann::json& j, const Outcome& outcome);
+void to_json(nlohmann::json& j, const InterpreterOutcome& one);
+
+}  // namespace gilhost::protocol

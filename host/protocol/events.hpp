@@ -1,0 +1,110 @@
+#pragma once
+// What the runner tells gilhost about one run, as types: one struct per event of the runner↔host protocol.
+//
+// The runner (host/runner) and, in exec mode, the Python bootstrap write these as JSON lines on the event
+// channel (fd 3, docs/architecture.md); gilhost reads each line into one of them once (protocol/codec,
+// protocol/event_log) and nothing past that reads JSON keys. What a script returned or recorded (result,
+// metric values) stays JSON, with NaN, infinities and integers beyond 64 bits as tagged values
+// (util/tagged_number, docs/results-format.md): the protocol carries those values, it does not read them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gilhost::protocol {
+
+// CPU time and context switches over the case: getrusage SELF + CHILDREN, after minus before.
+struct CpuDelta {
+  std::int64_t user_ns = 0;
+  std::int64_t sys_ns = 0;
+  std::int64_t children_user_ns = 0;
+  std::int64_t children_sys_ns = 0;
+  std::int64_t cpu_ns = 0;  // the four together
+  std::int64_t voluntary_switches = 0;
+  std::int64_t involuntary_switches = 0;
+};
+
+// The exception a case ended with.
+struct CaseError {
+  std::string type;      // type(exc).__name__
+  std::string qualname;  // module.qualname
+  std::string message;   // str(exc)
+};
+
+// gilhost.mark(label): the label and time.monotonic_ns() when it was called.
+struct Mark {
+  std::string label;
+  std::int64_t ns = 0;
+};
+
+// What the bootstrap's _finish() says about a case (or, for subinterpreters, what the runner combines).
+struct Outcome {
+  bool has_result = false;
+  nlohmann::json result;  // as the bootstrap wrote it: tagged numbers stay tagged
+  std::optional<CaseError> error;
+  std::int64_t exit_code = 0;  // SystemExit's code, 1 for an exception
+  nlohmann::json metrics = nlohmann::json::object();  // name -> value, as written
+  std::vector<Mark> marks;
+  std::optional<bool> gil_enabled;         // at the end of the case; absent: nobody could say
+  std::optional<bool> gil_enabled_before;  // before the script was imported or compiled
+  bool gil_forced = false;                 // PYTHON_GIL=1 / -X gil=1 on a free-threaded build
+  std::vector<std::string> gil_reenabled_by;  // modules seen turning the GIL back on
+  std::optional<std::int64_t> threads_alive;  // threading.active_count() at the end
+  std::string python_version;                 // "3.12.4"
+};
+
+enum class CaseMode { embed, exec, subinterpreters };
+
+// One subinterpreter's own outcome, and when its case returned.
+struct InterpreterOutcome {
+  Outcome outcome;
+  std::int64_t end_ns = 0;
+};
+
+// After initialisation: the runner is up.
+struct ReadyEvent {
+  std::int64_t pid = 0;
+  std::int64_t init_ns = 0;
+};
+
+// The case, bracketed with CLOCK_MONOTONIC and getrusage, and its outcome.
+struct CaseEvent {
+  CaseMode mode = CaseMode::embed;
+  std::int64_t start_ns = 0, end_ns = 0, wall_ns = 0;
+  std::int64_t prepare_ns = 0;          // importing or compiling the script (embed, exec)
+  std::optional<std::int64_t> init_ns;  // Python's initialisation (the runner's modes; not exec)
+  std::optional<std::int64_t> bootstrap_ns;  // loading or compiling the bootstrap (the runner's modes)
+  std::optional<bool> bootstrap_cached;      // ... from the cache file
+  CpuDelta cpu;
+  Outcome outcome;
+  // subinterpreters only
+  int subinterpreters = 0;
+  std::string gil;  // "own" or "shared"
+  std::vector<InterpreterOutcome> per_interpreter;
+  std::string note;  // how the case ran where it differs from what was asked; empty: as asked
+};
+
+// After Py_FinalizeEx.
+struct FinalizedEvent {
+  std::int64_t finalize_ns = 0;
+  std::int64_t max_rss_kb = 0;
+  int status = 0;  // Py_FinalizeEx's return value
+};
+
+// Where the runner itself failed (it then exits with status 3).
+enum class RunnerStage { spec, load, init, bootstrap };
+
+struct RunnerErrorEvent {
+  RunnerStage stage = RunnerStage::bootstrap;
+  std::string message;
+};
+
+using Event = std::variant<ReadyEvent, CaseEvent, FinalizedEvent, RunnerErrorEvent>;
+
+const char* to_string(CaseMode mode);
+const char* to_string(RunnerStage stage);
+
+}  // namespace gilhost::protocol

@@ -1,0 +1,241 @@
+// protocol: the runner↔host events through their one codec, and the line exec mode's Python bootstrap
+// writes itself, decoded by the host as any other.
+#include <catch2/catch.hpp>
+
+#include "discover/interpreter.hpp"
+#include "helpers.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/event_log.hpp"
+#include "run/child.hpp"
+#include "run/plan.hpp"
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
+
+using nlohmann::json;
+namespace protocol = gilhost::protocol;
+
+namespace {
+
+// The event `line` decodes to, failing the test when it decodes to none or to another kind.
+template <typename T>
+T decoded(const std::string& line) {
+  protocol::Decoded d = protocol::decode(line);
+  INFO("line: " << line << "\nerror: " << d.error);
+  REQUIRE(d.event);
+  REQUIRE(std::holds_alternative<T>(*d.event));
+  return std::get<T>(*d.event);
+}
+
+std::string why_not(const std::string& line) {
+  protocol::Decoded d = protocol::decode(line);
+  CHECK_FALSE(d.event);
+  return d.error;
+}
+
+protocol::Outcome sample_outcome() {
+  protocol::Outcome o;
+  o.has_result = true;
+  // What the bootstrap writes for float("nan"), float("-inf") and 10**30: tagged, and kept as written.
+  o.result = json{{"nan", {{"$float", "nan"}}}, {"ninf", {{"$float", "-inf"}}},
+                  {"big", {{"$int", "1000000000000000000000000000000"}}}, {"text", "héllo"}};
+  o.error = protocol::CaseError{"KeyError", "builtins.KeyError", "'x'"};
+  o.exit_code = 1;
+  o.metrics = json{{"answer", 42}, {"inf", {{"$float", "inf"}}}};
+  o.marks = {{"half", 123456789}};
+  o.gil_enabled = false;
+  o.gil_enabled_before = true;
+  o.gil_forced = false;
+  o.gil_reenabled_by = {"noslot"};
+  o.threads_alive = 3;
+  o.python_version = "3.13.1";
+  return o;
+}
+
+void check_same(const protocol::Outcome& a, const protocol::Outcome& b) {
+  CHECK(json(a) == json(b));
+  CHECK(a.result == b.result);
+  REQUIRE(b.error);
+  CHECK(b.error->qualname == a.error->qualname);
+  CHECK(b.exit_code == a.exit_code);
+  REQUIRE(b.marks.size() == 1);
+  CHECK(b.marks[0].label == "half");
+  CHECK(b.marks[0].ns == 123456789);
+  CHECK(b.gil_enabled == a.gil_enabled);
+  CHECK(b.gil_enabled_before == a.gil_enabled_before);
+  CHECK(b.threads_alive == a.threads_alive);
+}
+
+}  // namespace
+
+TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
+  const protocol::ReadyEvent ready = decoded<protocol::ReadyEvent>(protocol::encode(protocol::ReadyEvent{42, 1500}));
+  CHECK(ready.pid == 42);
+  CHECK(ready.init_ns == 1500);
+
+  protocol::CaseEvent embed;
+  embed.mode = protocol::CaseMode::embed;
+  embed.start_ns = 100;
+  embed.end_ns = 350;
+  embed.wall_ns = 250;
+  embed.prepare_ns = 7;
+  embed.init_ns = 11;
+  embed.bootstrap_ns = 13;
+  embed.bootstrap_cached = true;
+  embed.cpu = {1, 2, 3, 4, 10, 5, 6};
+  embed.outcome = sample_outcome();
+  const std::string line = protocol::encode(embed);
+  CHECK(line.find('\n') == std::string::npos);  // one event, one line
+  const auto back = decoded<protocol::CaseEvent>(line);
+  CHECK(back.mode == protocol::CaseMode::embed);
+  CHECK(back.start_ns == 100);
+  CHECK(back.end_ns == 350);
+  CHECK(back.wall_ns == 250);
+  CHECK(back.prepare_ns == 7);
+  CHECK(back.init_ns == 11);
+  CHECK(back.bootstrap_ns == 13);
+  CHECK(back.bootstrap_cached == true);
+  CHECK(json(back.cpu) == json(embed.cpu));
+  CHECK(back.cpu.cpu_ns == 10);
+  CHECK(back.per_interpreter.empty());
+  CHECK(back.note.empty());
+  check_same(embed.outcome, back.outcome);
+  // Only a subinterpreters case says how many and which GIL; a case without a note has none.
+  CHECK(json::parse(line).count("per_interpreter") == 0);
+  CHECK(json::parse(line).count("note") == 0);
+
+  protocol::CaseEvent sub;
+  sub.mode = protocol::CaseMode::subinterpreters;
+  sub.subinterpreters = 2;
+  sub.gil = "shared";
+  sub.note = "as the build allows";
+  sub.outcome.result = json::array({1, nullptr});
+  sub.per_interpreter = {{sample_outcome(), 77}, {protocol::Outcome{}, 0}};
+  const auto sub_back = decoded<protocol::CaseEvent>(protocol::encode(sub));
+  CHECK(sub_back.mode == protocol::CaseMode::subinterpreters);
+  CHECK(sub_back.subinterpreters == 2);
+  CHECK(sub_back.gil == "shared");
+  CHECK(sub_back.note == "as the build allows");
+  CHECK_FALSE(sub_back.init_ns);
+  REQUIRE(sub_back.per_interpreter.size() == 2);
+  CHECK(sub_back.per_interpreter[0].end_ns == 77);
+  check_same(sample_outcome(), sub_back.per_interpreter[0].outcome);
+  CHECK_FALSE(sub_back.per_interpreter[1].outcome.error);
+  CHECK_FALSE(sub_back.per_interpreter[1].outcome.gil_enabled);
+  // The records keep each one's outcome with its end time.
+  CHECK(json(sub_back.per_interpreter[0])["end_ns"] == 77);
+  CHECK(json(sub_back.per_interpreter[0])["result"]["big"]["$int"] == "1000000000000000000000000000000");
+
+  const auto fin = decoded<protocol::FinalizedEvent>(protocol::encode(protocol::FinalizedEvent{900, 20480, -1}));
+  CHECK(fin.finalize_ns == 900);
+  CHECK(fin.max_rss_kb == 20480);
+  CHECK(fin.status == -1);
+
+  const auto err = decoded<protocol::RunnerErrorEvent>(
+      protocol::encode(protocol::RunnerErrorEvent{protocol::RunnerStage::load, "libpython lacks Py_X"}));
+  CHECK(err.stage == protocol::RunnerStage::load);
+  CHECK(err.message == "libpython lacks Py_X");
+}
+
+TEST_CASE("protocol: a line that is no event says why", "[protocol]") {
+  CHECK(why_not("not json") == "not a JSON object");
+  CHECK(why_not("[1,2]") == "not a JSON object");
+  CHECK(why_not("{\"event\":\"case\",\"n\":") == "not a JSON object");  // cut short
+  CHECK(why_not("{\"n\":1}") == "no \"event\" name");
+  CHECK(why_not("{\"event\":\"end\"}") == "unknown event 'end'");
+  CHECK(why_not(R"({"event":"case","mode":"embed"})") == "a case event without its outcome");
+  CHECK(why_not(R"({"event":"case","mode":"fork","outcome":{}})") == "unknown mode 'fork'");
+  CHECK(why_not(R"({"event":"case","mode":"embed","wall_ns":"soon","outcome":{}})") == "'wall_ns' is not an integer");
+  CHECK(why_not(R"({"event":"case","mode":"embed","wall_ns":1.5,"outcome":{}})") == "'wall_ns' is not an integer");
+  CHECK(why_not(R"({"event":"case","mode":"embed","wall_ns":18446744073709551615,"outcome":{}})") ==
+        "'wall_ns' is not a 64-bit integer");
+  CHECK(why_not(R"({"event":"case","mode":"embed","outcome":{"exit_code":{"$int":"99999999999999999999"}}})") ==
+        "'exit_code' is not an integer");
+  CHECK(why_not(R"({"event":"case","mode":"embed","outcome":{"marks":[["a"]]}})") == "'marks' is not a list of [label, ns]");
+  CHECK(why_not(R"({"event":"error","stage":"lunch","message":"m"})") == "unknown stage 'lunch'");
+  CHECK(why_not(R"({"event":"ready","pid":true})") == "'pid' is not an integer");
+
+  std::string error;
+  CHECK_FALSE(protocol::decode_outcome("{\"has_result\": 1}", error));
+  CHECK(error == "the outcome's 'has_result' is not true or false");
+  auto o = protocol::decode_outcome(R"({"has_result": true, "result": {"$float": "nan"}, "gil_enabled": null})", error);
+  REQUIRE(o);
+  CHECK(o->result == json{{"$float", "nan"}});
+  CHECK_FALSE(o->gil_enabled);  // null: nobody could say
+}
+
+TEST_CASE("protocol: the event log keeps the first event of each kind and counts the rest of the lines",
+          "[protocol]") {
+  protocol::EventLog log;
+  log.take_line("");  // nothing
+  log.take_line(protocol::encode(protocol::ReadyEvent{1, 2}));
+  log.take_line("garbage");
+  log.take_line(protocol::encode(protocol::ReadyEvent{3, 4}));
+  log.take_line(R"({"event":"ready","pid":"x"})");
+  REQUIRE(log.ready);
+  CHECK(log.ready->pid == 1);
+  CHECK(log.unreadable == 2);
+  CHECK(log.first_unreadable == "garbage");
+  CHECK(log.first_unreadable_why == "not a JSON object");
+  CHECK(protocol::EventLog{}.unreadable == 0);
+  log.take_line(std::string(500, 'x'));
+  CHECK(log.first_unreadable.size() == 7);  // still the first
+}
+
+TEST_CASE("protocol: exec mode's case line, written by the bootstrap itself, decodes like the runner's",
+          "[protocol][python]") {
+  if (gilhost_test::find_on_path("python3").empty()) {
+    WARN("no python3 on PATH: not running the bootstrap");
+    return;
+  }
+  const gilhost::Captured where = gilhost::run_capture({"python3", "-c", "import sys; print(sys.executable)"}, 30);
+  REQUIRE(where.exit_code == 0);
+  gilhost_test::TempDir tmp;
+  gilhost_test::write_file(tmp / "case.py",
+                           "import gilhost\n"
+                           "def run(n):\n"
+                           "    gilhost.metric('twice', 2 * n)\n"
+                           "    gilhost.mark('done')\n"
+                           "    return {'n': n, 'nan': float('nan'), 'inf': float('-inf'), 'big': 10**30,\n"
+                           "            'text': 'h\\u00e9llo \"q\"'}\n");
+  // The argv gilhost starts an exec-mode build with: `python -c <the bootstrap>` and `_exec_main()`.
+  gilhost::Interpreter python;
+  python.executable = gilhost::trim(where.out);
+  python.shared = false;
+  gilhost::RunnerSpec spec;
+  spec.executable = python.executable;
+  spec.script = (tmp / "case.py").string();
+  spec.mode = "call";
+  spec.function = "run";
+  spec.kwargs = json{{"n", 21}};
+  gilhost::ChildRequest req;
+  req.argv = gilhost::child_argv(spec, python, "/unused/gilhost-runner", 3, -1);
+  req.env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  req.timeout_s = 60;
+  gilhost::ChildResult r = gilhost::run_child(req);
+  INFO("stderr: " << r.stderr_text);
+  CHECK(r.exit_code == 0);
+  CHECK(r.events.unreadable == 0);
+  REQUIRE(r.events.case_event);
+  const protocol::CaseEvent& c = *r.events.case_event;
+  CHECK(c.mode == protocol::CaseMode::exec);
+  CHECK(c.wall_ns == c.end_ns - c.start_ns);
+  CHECK(c.wall_ns > 0);
+  CHECK_FALSE(c.init_ns);  // the runner's, not exec mode's
+  CHECK(c.cpu.cpu_ns == c.cpu.user_ns + c.cpu.sys_ns + c.cpu.children_user_ns + c.cpu.children_sys_ns);
+  const protocol::Outcome& o = c.outcome;
+  CHECK(o.has_result);
+  CHECK_FALSE(o.error);
+  CHECK(o.exit_code == 0);
+  CHECK(o.result["n"] == 21);
+  CHECK(o.result["nan"] == json{{"$float", "nan"}});
+  CHECK(o.result["inf"] == json{{"$float", "-inf"}});
+  CHECK(o.result["big"] == json{{"$int", "1000000000000000000000000000000"}});
+  CHECK(o.result["text"] == "h\u00e9llo \"q\"");
+  CHECK(o.metrics == json{{"twice", 42}});
+  REQUIRE(o.marks.size() == 1);
+  CHECK(o.marks[0].label == "done");
+  CHECK(o.marks[0].ns >= c.start_ns);
+  CHECK(o.gil_enabled.has_value());
+  CHECK(o.threads_alive == 1);
+  CHECK_FALSE(o.python_version.empty());
+}
