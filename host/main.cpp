@@ -31,10 +31,11 @@
 #include "report/markdown.hpp"
 #include "report/merge.hpp"
 #include "report/model.hpp"
-#include "report/summary.hpp"
 #include "report/table.hpp"
+#include "report/text.hpp"
+#include "results/record_json.hpp"
+#include "results/results_file.hpp"
 #include "run/plan.hpp"
-#include "run/results_file.hpp"
 #include "run/scheduler.hpp"
 #include "util/fd.hpp"
 #include "util/paths.hpp"
@@ -223,16 +224,15 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   }
   const std::string path = ro.output.empty() ? default_results_path(ex.name) : ro.output;
   ResultsWriter writer(path);
-  nlohmann::json interps = nlohmann::json::array();
-  for (const auto& i : sel.selected) interps.push_back(i.to_json());
-  writer.append({{"type", "meta"},
-                 {"format", kResultsFormat},
-                 {"gilhost_version", GILHOST_VERSION},
-                 {"started_unix_ns", realtime_ns()},
-                 {"machine", machine_metadata()},
-                 {"experiment", ex.to_json()},
-                 {"interpreters", interps},
-                 {"config_file", fs::absolute(file).string()}});
+  MetaRecord meta;
+  meta.format = kResultsFormat;
+  meta.gilhost_version = GILHOST_VERSION;
+  meta.started_unix_ns = realtime_ns();
+  meta.machine = machine_from_json(machine_metadata());
+  meta.experiment = experiment_info(ex.to_json());
+  for (const auto& i : sel.selected) meta.interpreters.push_back(build_record(i));
+  meta.config_file = fs::absolute(file).string();
+  writer.append(meta);
 
   const bool tty = ::isatty(2);
   SchedulerOptions so;
@@ -255,23 +255,25 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   SessionResult session = run_session(ex, sel, plan, so, writer);
   if (tty) std::fprintf(stderr, "\r\033[K");
 
-  std::map<std::string, std::string> show;
-  for (const auto& c : ex.cases)
-    if (!c.show.empty()) show[c.name] = c.show;
-  Summary summary = summarize(session.records, ex.baseline, show);
-  summary.experiment = ex.name + (ex.profile.empty() ? "" : " (profile " + ex.profile + ")");
-  ReportContext ctx;
-  ctx.description = ex.description;
-  ctx.machine = machine_metadata();
-  ctx.article = ex.article;
-  ctx.results_path = path;
-  ctx.details = !ro.no_details;
-  std::cout << render_report(summary, ctx) << std::flush;
+  // The same report `gilhost report` makes of the file: the session's records, as the file holds them.
+  LoadedResults written;
+  written.path = path;
+  written.lines.emplace_back(meta);
+  written.lines.insert(written.lines.end(), session.skips.begin(), session.skips.end());
+  written.lines.insert(written.lines.end(), session.runs.begin(), session.runs.end());
+  ReportOptions report_options;
+  report_options.details = !ro.no_details;
+  report_options.profile_in_title = true;
+  const ReportModel model = build_report_model(merge_results({written}), report_options);
+  std::cout << render_text(model) << std::flush;
   if (session.interrupted) {
-    std::cerr << "gilhost: interrupted; " << session.records.size() << " finished runs kept in " << path << "\n";
+    std::cerr << "gilhost: interrupted; " << session.skips.size() + session.runs.size() << " finished runs kept in " << path
+              << "\n";
     return 130;
   }
-  return summary.expectation_failures > 0 ? 1 : 0;
+  int expectation_failures = 0;
+  for (const auto& s : model.sections) expectation_failures += s.summary.expectation_failures;
+  return expectation_failures > 0 ? 1 : 0;
 }
 
 int cmd_run(const RunOptions& ro, const CommonOptions& co) {
@@ -396,15 +398,14 @@ int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, co
     return 2;
   }
   int metas = 0, runs = 0, skips = 0;
-  for (const auto& j : merged.lines) {
-    const std::string t = j.value("type", "");
-    metas += t == "meta";
-    runs += t == "run";
-    skips += t == "skip";
+  for (const auto& line : merged.lines) {
+    metas += std::holds_alternative<MetaRecord>(line);
+    runs += std::holds_alternative<RunRecord>(line);
+    skips += std::holds_alternative<SkipRecord>(line);
   }
   const fs::path parent = fs::path(out).parent_path();
   if (!parent.empty()) fs::create_directories(parent);
-  write_file_atomic(out, to_jsonl(merged));
+  write_file_atomic(out, to_jsonl(merged.lines));
   std::cerr << "gilhost: merged " << inputs.size() << " files (" << metas << " sessions, " << runs << " runs, " << skips
             << " skips) into " << out << "\n";
   if (!merged.relabeled.empty()) std::cerr << "  labels tagged with their host: " << join(merged.relabeled, ", ") << "\n";

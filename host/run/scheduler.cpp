@@ -6,6 +6,7 @@
 #include <map>
 
 #include "config/expect.hpp"
+#include "results/record_json.hpp"
 #include "measure/clock.hpp"
 #include "util/strings.hpp"
 
@@ -58,12 +59,38 @@ std::vector<std::string> modules_in_gil_warnings(const std::string& stderr_text)
 // Which modules turned the GIL back on: what the runner saw flip it; when the GIL is on and the runner saw
 // nothing (it flipped before the bootstrap ran, e.g. at start-up from a .pth file), the warning on stderr.
 // Not forced, for a forced GIL was never off to be turned on.
-nlohmann::json gil_reenabled_by(const nlohmann::json& outcome, bool free_threaded, bool forced, const std::string& stderr_text) {
-  nlohmann::json names = outcome.value("gil_reenabled_by", nlohmann::json::array());
-  if (!names.is_array()) names = nlohmann::json::array();
+std::vector<std::string> gil_reenabled_by(const nlohmann::json& outcome, bool free_threaded, bool forced,
+                                          const std::string& stderr_text) {
+  std::vector<std::string> names;
+  const nlohmann::json seen = outcome.value("gil_reenabled_by", nlohmann::json::array());
+  if (seen.is_array())
+    for (const auto& name : seen)
+      if (name.is_string()) names.push_back(name.get<std::string>());
   if (names.empty() && free_threaded && !forced && outcome.value("gil_enabled", nlohmann::json()) == true)
     names = modules_in_gil_warnings(stderr_text);
   return names;
+}
+
+// The case event's objects as the record's types.
+std::optional<RunError> case_error(const nlohmann::json& e) {
+  if (!e.is_object()) return std::nullopt;
+  return RunError{e.value("type", ""), e.value("qualname", ""), e.value("message", "")};
+}
+
+CaseCpu case_cpu(const nlohmann::json& cpu) {
+  CaseCpu c;
+  c.user_ns = cpu.value("user_ns", std::int64_t{0});
+  c.sys_ns = cpu.value("sys_ns", std::int64_t{0});
+  c.children_user_ns = cpu.value("children_user_ns", std::int64_t{0});
+  c.children_sys_ns = cpu.value("children_sys_ns", std::int64_t{0});
+  c.cpu_ns = cpu.value("cpu_ns", std::int64_t{0});
+  c.voluntary_switches = cpu.value("voluntary_switches", std::int64_t{0});
+  c.involuntary_switches = cpu.value("involuntary_switches", std::int64_t{0});
+  return c;
+}
+
+std::optional<bool> optional_flag(const nlohmann::json& v) {
+  return v.is_boolean() ? std::optional<bool>(v.get<bool>()) : std::nullopt;
 }
 
 std::string signal_name(int sig) {
@@ -85,123 +112,118 @@ std::string missing_case_note(const ChildResult& child) {
 
 }  // namespace
 
-nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child) {
+RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child) {
   const Case& c = *run.c;
   const Interpreter& in = *run.interp;
-  nlohmann::json r = {{"type", "run"},
-                      {"experiment", ex.name},
-                      {"case", c.name},
-                      {"base_case", c.base_name},
-                      {"params", c.params},
-                      {"sweep", c.sweep_values},
-                      {"interpreter", in.label},
-                      {"python", in.version_full},
-                      {"executable", in.executable},
-                      {"free_threaded", in.free_threaded},
-                      {"mode", c.subinterpreters > 0 ? "subinterpreters" : in.mode()},
-                      {"subinterpreters", c.subinterpreters},
-                      {"gil", c.subinterpreters > 0 ? c.gil : ""},
-                      {"round", run.round},
-                      {"repeat", run.repeat},
-                      {"warmup", run.warmup},
-                      {"time_unix_ns", realtime_ns()}};
+  RunRecord r;
+  r.experiment = ex.name;
+  r.case_name = c.name;
+  r.base_case = c.base_name;
+  r.params = c.params;
+  r.sweep = c.sweep_values;
+  r.interpreter = in.label;
+  r.python = in.version_full;
+  r.executable = in.executable;
+  r.free_threaded = in.free_threaded;
+  r.mode = c.subinterpreters > 0 ? "subinterpreters" : in.mode();
+  r.subinterpreters = c.subinterpreters;
+  r.gil = c.subinterpreters > 0 ? c.gil : "";
+  r.round = run.round;
+  r.repeat = run.repeat;
+  r.warmup = run.warmup;
+  r.time_unix_ns = realtime_ns();
 
   const nlohmann::json* cs = find_event(child, "case");
   const nlohmann::json* fin = find_event(child, "finalized");
   const nlohmann::json* rerr = find_event(child, "error");
   nlohmann::json outcome = cs ? cs->value("outcome", nlohmann::json::object()) : nlohmann::json::object();
 
-  std::string status;
-  nlohmann::json error = outcome.value("error", nlohmann::json());
+  std::optional<RunError> error = case_error(outcome.value("error", nlohmann::json()));
   std::string note;
   if (!child.spawn_error.empty()) {
-    status = "error";
-    error = {{"type", "GilhostSpawnError"}, {"message", child.spawn_error}};
+    r.status = RunStatus::error;
+    error = RunError{"GilhostSpawnError", "", child.spawn_error};
   } else if (child.timed_out) {
-    status = "timeout";
+    r.status = RunStatus::timeout;
     note = "killed after the " + fmt_seconds(ex.timeout_s) + " s timeout" +
            (cs ? " (after the case returned: interpreter shutdown was waiting, e.g. for a non-daemon thread)" : "");
   } else if (child.interrupted) {
-    status = "interrupted";
+    r.status = RunStatus::interrupted;
   } else if (child.signal != 0) {
-    status = "crashed";
+    r.status = RunStatus::crashed;
     note = "killed by " + signal_name(child.signal) + (cs ? " after the case" : "");
   } else if (rerr) {
-    status = "error";
-    error = {{"type", "GilhostRunnerError"}, {"message", rerr->value("stage", "") + ": " + rerr->value("message", "")}};
+    r.status = RunStatus::error;
+    error = RunError{"GilhostRunnerError", "", rerr->value("stage", "") + ": " + rerr->value("message", "")};
   } else if (child.unreadable_events > 0) {
-    status = "error";
+    r.status = RunStatus::error;
     note = std::to_string(child.unreadable_events) + " line" + (child.unreadable_events > 1 ? "s" : "") +
            " on the event channel (fd " + std::to_string(child.event_fd) + ") could not be read (the first: '" +
            child.first_unreadable_event + "')" + (cs ? "" : ", and the case was never reported") +
            "; did the script write to it?";
-  } else if (!cs || child.exit_code != 0 || !error.is_null()) {
+  } else if (!cs || child.exit_code != 0 || error) {
     // A run whose outcome never arrived is no measurement, whatever its exit status.
-    status = "error";
+    r.status = RunStatus::error;
     if (!cs) note = missing_case_note(child);
   } else {
-    status = "ok";
+    r.status = RunStatus::ok;
   }
 
   if (cs && cs->contains("note") && (*cs)["note"].is_string()) note += (note.empty() ? "" : "; ") + (*cs)["note"].get<std::string>();
 
-  const std::int64_t wall = cs ? cs->value("wall_ns", std::int64_t{0}) : child.wall_ns;
+  r.wall_ns = cs ? cs->value("wall_ns", std::int64_t{0}) : child.wall_ns;
   const nlohmann::json cpu = cs ? cs->value("cpu", nlohmann::json::object()) : nlohmann::json::object();
-  const std::int64_t cpu_ns = cpu.value("cpu_ns", std::int64_t{0});
-  r["status"] = status;
-  r["exit_code"] = child.exit_code;
-  r["signal"] = child.signal;
-  r["note"] = note;
-  r["wall_ns"] = wall;
-  r["wall_from"] = cs ? "runner" : "parent";
-  r["parent_wall_ns"] = child.wall_ns;
-  r["init_ns"] = cs ? cs->value("init_ns", std::int64_t{0}) : 0;
-  r["prepare_ns"] = cs ? cs->value("prepare_ns", std::int64_t{0}) : 0;
+  r.exit_code = child.exit_code;
+  r.signal = child.signal;
+  r.note = note;
+  r.wall_from = cs ? "runner" : "parent";
+  r.parent_wall_ns = child.wall_ns;
+  r.init_ns = cs ? cs->value("init_ns", std::int64_t{0}) : 0;
+  r.prepare_ns = cs ? cs->value("prepare_ns", std::int64_t{0}) : 0;
   if (cs && cs->contains("bootstrap_ns")) {
-    r["bootstrap_ns"] = cs->value("bootstrap_ns", std::int64_t{0});
-    r["bootstrap_cached"] = cs->value("bootstrap_cached", false);
+    r.bootstrap_ns = cs->value("bootstrap_ns", std::int64_t{0});
+    r.bootstrap_cached = cs->value("bootstrap_cached", false);
   }
-  r["finalize_ns"] = fin ? fin->value("finalize_ns", std::int64_t{0}) : 0;
-  r["cpu"] = cpu;
-  r["cpu_per_wall"] = wall > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(wall) : 0.0;
-  r["tree_cpu_ns"] = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
-  r["max_rss_kb"] = child.usage.ru_maxrss;
-  r["rss"] = child.sampling;
-  r["has_result"] = outcome.value("has_result", false);
-  r["result"] = outcome.value("result", nlohmann::json());
-  r["error"] = error;
-  r["metrics"] = outcome.value("metrics", nlohmann::json::object());
-  r["marks"] = outcome.value("marks", nlohmann::json::array());
-  r["gil_enabled"] = outcome.value("gil_enabled", nlohmann::json());
-  r["gil_enabled_before"] = outcome.value("gil_enabled_before", nlohmann::json());
+  r.finalize_ns = fin ? fin->value("finalize_ns", std::int64_t{0}) : 0;
+  if (cpu.is_object() && !cpu.empty()) r.cpu = case_cpu(cpu);
+  const std::int64_t cpu_ns = r.cpu ? r.cpu->cpu_ns : 0;
+  r.cpu_per_wall = r.wall_ns > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(r.wall_ns) : 0.0;
+  r.tree_cpu_ns = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
+  r.max_rss_kb = child.usage.ru_maxrss;
+  if (child.sampling.is_object()) r.rss = tree_summary_from_json(child.sampling);
+  r.has_result = outcome.value("has_result", false);
+  r.result = outcome.value("result", nlohmann::json());
+  r.error = error;
+  r.metrics = outcome.value("metrics", nlohmann::json::object());
+  r.marks = outcome.value("marks", nlohmann::json::array());
+  r.gil_enabled = optional_flag(outcome.value("gil_enabled", nlohmann::json()));
+  r.gil_enabled_before = optional_flag(outcome.value("gil_enabled_before", nlohmann::json()));
   // Forced on by the selector (`+gil`), or by PYTHON_GIL=1 from elsewhere, which the runner reads back.
-  r["gil_forced"] = in.gil_forced || outcome.value("gil_forced", false);
-  r["gil_reenabled_by"] = gil_reenabled_by(outcome, in.free_threaded, r["gil_forced"].get<bool>(), child.stderr_text);
-  r["threads_alive_at_end"] = outcome.value("threads_alive", nlohmann::json());
-  if (cs && cs->contains("per_interpreter")) r["per_interpreter"] = (*cs)["per_interpreter"];
-  r["stdout"] = child.stdout_text;
-  r["stderr"] = child.stderr_text;
-  r["stdout_bytes"] = child.stdout_bytes;
-  r["stderr_bytes"] = child.stderr_bytes;
-  r["leftover_processes"] = child.leftover_processes;
+  r.gil_forced = in.gil_forced || outcome.value("gil_forced", false);
+  r.gil_reenabled_by = gil_reenabled_by(outcome, in.free_threaded, r.gil_forced, child.stderr_text);
+  const nlohmann::json threads = outcome.value("threads_alive", nlohmann::json());
+  if (threads.is_number_integer()) r.threads_alive_at_end = threads.get<std::int64_t>();
+  if (cs && cs->contains("per_interpreter")) r.per_interpreter = (*cs)["per_interpreter"];
+  r.stdout_text = child.stdout_text;
+  r.stderr_text = child.stderr_text;
+  r.stdout_bytes = child.stdout_bytes;
+  r.stderr_bytes = child.stderr_bytes;
+  r.leftover_processes = child.leftover_processes;
 
   RunFacts facts;
-  facts.status = status;
+  facts.status = status_name(r.status);
   facts.exit_code = child.exit_code;
-  facts.error_type = error.is_object() ? error.value("type", "") : "";
-  facts.has_result = r["has_result"].get<bool>();
-  facts.result = r["result"];
+  facts.error_type = error ? error->type : "";
+  facts.has_result = r.has_result;
+  facts.result = r.result;
   facts.stdout_text = child.stdout_text;
   facts.stderr_text = child.stderr_text;
-  facts.gil_forced = r["gil_forced"].get<bool>();
-  nlohmann::json checks = nlohmann::json::array();
-  bool all_ok = true;
+  facts.gil_forced = r.gil_forced;
+  r.expect_ok = true;
   for (const auto& check : check_expectations(c, in.version, in.free_threaded, facts)) {
-    all_ok &= check.ok;
-    checks.push_back(check.to_json());
+    r.expect_ok &= check.ok;
+    r.expect.push_back({check.description, check.ok, check.detail});
   }
-  r["expect"] = checks;
-  r["expect_ok"] = all_ok;
   return r;
 }
 
@@ -209,16 +231,21 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
                           const SchedulerOptions& options, ResultsWriter& out) {
   SessionResult session;
   for (const auto& s : selection.skipped) {
-    nlohmann::json rec = s.to_json();
-    rec["type"] = "skip";
-    rec["experiment"] = ex.name;
-    session.records.push_back(rec);
+    SkipRecord rec;
+    rec.experiment = ex.name;
+    rec.selector = s.selector;
+    rec.label = s.label;
+    rec.reason = s.reason;
+    session.skips.push_back(rec);
     out.append(rec);
   }
   for (const auto& s : plan.skipped) {
-    nlohmann::json rec = {{"type", "skip"}, {"experiment", ex.name}, {"case", s.selector}, {"interpreter", s.label},
-                          {"reason", s.reason}};
-    session.records.push_back(rec);
+    SkipRecord rec;
+    rec.experiment = ex.name;
+    rec.case_name = s.selector;
+    rec.interpreter = s.label;
+    rec.reason = s.reason;
+    session.skips.push_back(rec);
     out.append(rec);
   }
   const std::vector<std::string> env = child_environment(ex, false), gil_env = child_environment(ex, true);
@@ -252,11 +279,10 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
       session.interrupted = true;  // a run cut short is not a measurement: keep it out of the file
       break;
     }
-    nlohmann::json rec = make_run_record(ex, run, child);
-    out.append(rec);
-    session.records.push_back(rec);
+    session.runs.push_back(make_run_record(ex, run, child));
+    out.append(session.runs.back());
     ++progress.done;
-    progress.record = &session.records.back();
+    progress.record = &session.runs.back();
     progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
     if (options.on_finish) options.on_finish(progress);
   }
