@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <type_traits>
 #include <utility>
 
 #include "results/record_json.hpp"
@@ -20,7 +21,7 @@ json stats_json(const Stats& s) {
 }
 
 json build_json(const BuildInfo& b) {
-  return {{"label", b.label}, {"original_label", b.original_label}, {"host", b.host}, {"version", b.version},
+  return {{"label", b.label}, {"original_label", b.original_label.value_or(b.label)}, {"host", b.host}, {"version", b.version},
           {"free_threaded", b.free_threaded}, {"gil_forced", b.gil_forced}, {"mode", b.mode}, {"compiler", b.compiler}, {"source", b.source},
           {"executable", b.executable}, {"libpython", b.libpython}, {"build_flags", b.build_flags}};
 }
@@ -139,62 +140,57 @@ std::string number(double v) { return json(v).dump(); }  // the shortest form th
 std::string flag(bool v) { return v ? "true" : "false"; }
 std::string flag(const std::optional<bool>& v) { return v ? flag(*v) : ""; }
 
+// A field of the record itself.
+template <typename T>
+CsvValue field(T RunRecord::*member) {
+  return [member](const RunRecord& r) {
+    const T& v = r.*member;
+    if constexpr (std::is_same_v<T, std::string>) return v;
+    else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::optional<bool>>) return flag(v);
+    else if constexpr (std::is_same_v<T, double>) return number(v);
+    else return number(static_cast<std::int64_t>(v));
+  };
+}
 // A field of the case's CPU use, or "" when the case never reported.
-CsvValue cpu_field(std::int64_t CaseCpu::*field) {
-  return [field](const RunRecord& r) { return r.cpu ? number((*r.cpu).*field) : ""; };
+CsvValue cpu_field(std::int64_t CaseCpu::*member) {
+  return [member](const RunRecord& r) { return r.cpu ? number((*r.cpu).*member) : ""; };
 }
 // A field of the sampler's summary, or "" without one.
 template <typename T>
-CsvValue rss_field(T TreeSummary::*field) {
-  return [field](const RunRecord& r) { return r.rss ? number(static_cast<std::int64_t>((*r.rss).*field)) : ""; };
+CsvValue rss_field(T TreeSummary::*member) {
+  return [member](const RunRecord& r) { return r.rss ? number(static_cast<std::int64_t>((*r.rss).*member)) : ""; };
 }
 
 // The columns, in order, and how each reads a run.
 const std::vector<std::pair<std::string, CsvValue>>& csv_layout() {
+  using R = RunRecord;
   static const std::vector<std::pair<std::string, CsvValue>> layout{
-      {"experiment", [](const RunRecord& r) { return r.experiment; }},
-      {"case", [](const RunRecord& r) { return r.case_name; }},
-      {"base_case", [](const RunRecord& r) { return r.base_case; }},
-      {"interpreter", [](const RunRecord& r) { return r.interpreter; }},
-      {"python", [](const RunRecord& r) { return r.python; }},
-      {"free_threaded", [](const RunRecord& r) { return flag(r.free_threaded); }},
-      {"mode", [](const RunRecord& r) { return r.mode; }},
-      {"host", [](const RunRecord& r) { return r.origin.host; }},
-      {"source", [](const RunRecord& r) { return r.origin.source; }},
-      {"round", [](const RunRecord& r) { return number(std::int64_t{r.round}); }},
-      {"repeat", [](const RunRecord& r) { return number(std::int64_t{r.repeat}); }},
-      {"warmup", [](const RunRecord& r) { return flag(r.warmup); }},
-      {"status", [](const RunRecord& r) { return std::string(status_name(r.status)); }},
-      {"exit_code", [](const RunRecord& r) { return number(std::int64_t{r.exit_code}); }},
-      {"signal", [](const RunRecord& r) { return number(std::int64_t{r.signal}); }},
-      {"wall_s", [](const RunRecord& r) { return fmt::format("{:.9f}", static_cast<double>(r.wall_ns) / 1e9); }},
-      {"wall_ns", [](const RunRecord& r) { return number(r.wall_ns); }},
-      {"parent_wall_ns", [](const RunRecord& r) { return number(r.parent_wall_ns); }},
-      {"init_ns", [](const RunRecord& r) { return number(r.init_ns); }},
-      {"prepare_ns", [](const RunRecord& r) { return number(r.prepare_ns); }},
-      {"finalize_ns", [](const RunRecord& r) { return number(r.finalize_ns); }},
-      {"cpu_ns", cpu_field(&CaseCpu::cpu_ns)},
-      {"user_ns", cpu_field(&CaseCpu::user_ns)},
-      {"sys_ns", cpu_field(&CaseCpu::sys_ns)},
-      {"children_user_ns", cpu_field(&CaseCpu::children_user_ns)},
-      {"children_sys_ns", cpu_field(&CaseCpu::children_sys_ns)},
-      {"cpu_per_wall", [](const RunRecord& r) { return number(r.cpu_per_wall); }},
-      {"tree_cpu_ns", [](const RunRecord& r) { return number(r.tree_cpu_ns); }},
-      {"max_rss_kb", [](const RunRecord& r) { return number(r.max_rss_kb); }},
+      {"experiment", field(&R::experiment)}, {"case", field(&R::case_name)}, {"base_case", field(&R::base_case)},
+      {"interpreter", field(&R::interpreter)}, {"python", field(&R::python)}, {"free_threaded", field(&R::free_threaded)},
+      {"mode", field(&R::mode)},
+      {"host", [](const R& r) { return r.origin.host; }},
+      {"source", [](const R& r) { return r.origin.source; }},
+      {"round", field(&R::round)}, {"repeat", field(&R::repeat)}, {"warmup", field(&R::warmup)},
+      {"status", [](const R& r) { return std::string(status_name(r.status)); }},
+      {"exit_code", field(&R::exit_code)}, {"signal", field(&R::signal)},
+      {"wall_s", [](const R& r) { return fmt::format("{:.9f}", static_cast<double>(r.wall_ns) / 1e9); }},
+      {"wall_ns", field(&R::wall_ns)}, {"parent_wall_ns", field(&R::parent_wall_ns)}, {"init_ns", field(&R::init_ns)},
+      {"prepare_ns", field(&R::prepare_ns)}, {"finalize_ns", field(&R::finalize_ns)},
+      {"cpu_ns", cpu_field(&CaseCpu::cpu_ns)}, {"user_ns", cpu_field(&CaseCpu::user_ns)}, {"sys_ns", cpu_field(&CaseCpu::sys_ns)},
+      {"children_user_ns", cpu_field(&CaseCpu::children_user_ns)}, {"children_sys_ns", cpu_field(&CaseCpu::children_sys_ns)},
+      {"cpu_per_wall", field(&R::cpu_per_wall)}, {"tree_cpu_ns", field(&R::tree_cpu_ns)}, {"max_rss_kb", field(&R::max_rss_kb)},
       {"peak_tree_rss_bytes", rss_field(&TreeSummary::peak_tree_rss_bytes)},
       {"peak_root_rss_bytes", rss_field(&TreeSummary::peak_root_rss_bytes)},
-      {"peak_threads", rss_field(&TreeSummary::peak_threads)},
-      {"peak_processes", rss_field(&TreeSummary::peak_processes)},
+      {"peak_threads", rss_field(&TreeSummary::peak_threads)}, {"peak_processes", rss_field(&TreeSummary::peak_processes)},
       {"samples", rss_field(&TreeSummary::samples)},
       {"voluntary_switches", cpu_field(&CaseCpu::voluntary_switches)},
       {"involuntary_switches", cpu_field(&CaseCpu::involuntary_switches)},
-      {"gil_enabled", [](const RunRecord& r) { return flag(r.gil_enabled); }},
-      {"gil_forced", [](const RunRecord& r) { return flag(r.gil_forced); }},
+      {"gil_enabled", field(&R::gil_enabled)}, {"gil_forced", field(&R::gil_forced)},
       // Module names hold no spaces.
-      {"gil_reenabled_by", [](const RunRecord& r) { return join(r.gil_reenabled_by, " "); }},
-      {"expect_ok", [](const RunRecord& r) { return flag(r.expect_ok); }},
-      {"error_type", [](const RunRecord& r) { return r.error ? r.error->type : ""; }},
-      {"result", [](const RunRecord& r) {
+      {"gil_reenabled_by", [](const R& r) { return join(r.gil_reenabled_by, " "); }},
+      {"expect_ok", field(&R::expect_ok)},
+      {"error_type", [](const R& r) { return r.error ? r.error->type : ""; }},
+      {"result", [](const R& r) {
          return r.has_result ? r.result.dump(-1, ' ', false, json::error_handler_t::replace) : std::string();
        }}};
   return layout;

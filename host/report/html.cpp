@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/markup.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -152,7 +153,7 @@ std::string grid_html(const Section& s) {
              e(grid.cases[c] + " @ " + grid.columns[k].label + ": " + cell.statuses) + "\">" +
              e(measured ? cell.wall + " · " + cell.result : "(warm-up only)") +
              (cell.mark.empty() ? "" : " <span class=\"" + std::string(cell.expectations_ok ? "ok" : "bad") + "\">" + cell.mark + "</span>");
-      if (measured && cell.show_statuses) out += " [" + e(cell.statuses) + "]";
+      if (measured && cell.show_statuses) out += fmt::format(" [{}]", e(cell.statuses));
       if (!cell.vs_baseline.empty())
         out += "<br><span class=\"muted\">vs " + e(s.baseline_python) + ": " + e(cell.vs_baseline) + "</span>";
       out += "</td>";
@@ -287,6 +288,26 @@ std::string rss_chart(const Section& s, const std::string& case_name) {
   return out + "\n</svg>\n";
 }
 
+class HtmlMarkup : public Markup {
+ public:
+  std::string escape(const std::string& text) const override { return e(text); }
+  std::string heading(const std::string& text) const override { return "<h3>" + e(text) + "</h3>\n"; }
+  std::string table(const Table& t, const std::string& css_class) const override { return table_html(t, css_class); }
+  std::string paragraph(const std::string& markup, const std::string& css_class) const override {
+    return "<p" + (css_class.empty() ? "" : " class=\"" + css_class + "\"") + ">" + markup + "</p>\n";
+  }
+  std::string note(const std::string& text) const override { return paragraph(e(text), "note"); }
+  std::string list(const std::vector<std::string>& items, const std::string& css_class) const override {
+    std::string out = "<ul class=\"" + css_class + "\">\n";
+    for (const auto& item : items) out += "<li>" + item + "</li>\n";
+    return out + "</ul>\n";
+  }
+  std::string strong(const std::string& markup) const override { return "<b>" + markup + "</b>"; }
+  std::string quote(const std::string& text) const override { return "'" + e(text) + "'"; }
+  std::string verdict(bool ok) const override { return ok ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"; }
+  std::string all_held_mark() const override { return verdict(true) + " "; }
+};
+
 std::string facts_html(const Section& s) {
   std::vector<std::string> facts;
   if (!s.profile().empty()) facts.push_back("profile " + s.profile());
@@ -316,28 +337,7 @@ std::string section_html(const Section& s) {
       out += "</div></div>\n";
     }
   }
-  if (s.details && !sum.cells.empty()) {
-    out += "<h3>Details</h3>\n" + table_html(s.details_table, "details");
-    if (!sum.baseline.empty())
-      out += "<p class=\"muted\">ratio: wall / wall of '" + e(sum.baseline) + "' on the same build, paired by round (median).</p>\n";
-  }
-  if (!s.failures.empty()) {
-    out += "<h3>Expectations not met</h3>\n<ul class=\"failures\">\n";
-    for (const auto& f : s.failures)
-      out += fmt::format("<li><span class=\"bad\">✗</span> <b>{}</b> @ {} ({} of {} runs): {}</li>\n", e(f.case_name), e(f.build),
-                         f.failed_runs, f.runs, e(f.failure));
-    out += "</ul>\n";
-  } else if (!sum.cells.empty()) {
-    out += "<p><span class=\"ok\">✓</span> Every expectation held.</p>\n";
-  }
-  if (!s.skip_groups.empty()) {
-    out += "<h3>Skipped</h3>\n<ul class=\"skips\">\n";
-    for (const auto& g : s.skip_groups)
-      out += "<li>" + (g.cases.empty() ? "" : e(join(g.cases, ", ")) + " @ ") + e(join(g.builds, ", ")) + ": " + e(g.reason) + "</li>\n";
-    out += "</ul>\n";
-  }
-  if (!s.article_table.empty()) out += "<h3>The article reported</h3>\n" + table_html(s.article_table, "article");
-  for (const auto& n : s.notes) out += "<p class=\"note\">" + e(n) + "</p>\n";
+  out += render_findings(s, HtmlMarkup{});
   return out + "</section>\n";
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/markup.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -49,6 +50,24 @@ std::string rule(const std::vector<Align>& align) {
   for (Align a : align) out += a == Align::right ? "---:|" : "---|";
   return out + "\n";
 }
+
+class MarkdownMarkup : public Markup {
+ public:
+  std::string escape(const std::string& text) const override { return esc(text); }
+  std::string heading(const std::string& text) const override { return "### " + esc(text) + "\n\n"; }
+  std::string table(const Table& t, const std::string&) const override { return markdown_table(t) + "\n"; }
+  std::string paragraph(const std::string& markup, const std::string&) const override { return markup + "\n\n"; }
+  std::string note(const std::string& text) const override { return "> " + esc(text) + "\n\n"; }
+  std::string list(const std::vector<std::string>& items, const std::string&) const override {
+    std::string out;
+    for (const auto& item : items) out += "- " + item + "\n";
+    return out + "\n";
+  }
+  std::string strong(const std::string& markup) const override { return "**" + markup + "**"; }
+  std::string quote(const std::string& text) const override { return "`" + text + "`"; }
+  std::string verdict(bool ok) const override { return ok ? "✓" : "✗"; }
+  std::string all_held_mark() const override { return ""; }
+};
 
 std::string builds_md(const Section& s) {
   std::string out = row({"build", "version", "free-threaded", "mode", "compiler", "found via", "host", "executable"}) +
@@ -99,27 +118,7 @@ std::string section_md(const Section& s) {
   if (s.compares_builds())
     out += "### vs " + esc(s.baseline_python) + "\n\nWall time / wall time of the " + esc(s.baseline_python) +
            " build on the same machine, same case, paired by repeat (median ± MAD).\n\n" + markdown_table(s.vs_baseline_table) + "\n";
-  if (s.details && !sum.cells.empty()) {
-    out += "### Details\n\n" + markdown_table(s.details_table) + "\n";
-    if (!sum.baseline.empty()) out += "ratio: wall / wall of `" + sum.baseline + "` on the same build, paired by round (median).\n\n";
-  }
-  if (!s.failures.empty()) {
-    out += "### Expectations not met\n\n";
-    for (const auto& f : s.failures)
-      out += fmt::format("- ✗ **{}** @ {} ({} of {} runs): {}\n", esc(f.case_name), esc(f.build), f.failed_runs, f.runs, esc(f.failure));
-    out += "\n";
-  } else if (!sum.cells.empty()) {
-    out += "Every expectation held.\n\n";
-  }
-  if (!s.skip_groups.empty()) {
-    out += "### Skipped\n\n";
-    for (const auto& g : s.skip_groups)
-      out += "- " + (g.cases.empty() ? "" : esc(join(g.cases, ", ")) + " @ ") + esc(join(g.builds, ", ")) + ": " + esc(g.reason) + "\n";
-    out += "\n";
-  }
-  if (!s.article_table.empty()) out += "### The article reported\n\n" + markdown_table(s.article_table) + "\n";
-  for (const auto& n : s.notes) out += "> " + esc(n) + "\n\n";
-  return out;
+  return out + render_findings(s, MarkdownMarkup{});
 }
 
 }  // namespace

@@ -63,28 +63,11 @@ void compute_vs_baseline(Section& s, const std::string& selector) {
   }
 }
 
-BuildInfo build_info(const BuildRecord& b, const std::string& host) {
-  BuildInfo info;
-  info.label = b.label;
-  info.original_label = b.original_label.value_or(b.label);
-  info.host = host;
-  info.version = b.version;
-  info.free_threaded = b.free_threaded;
-  info.gil_forced = b.gil_forced;
-  info.mode = b.mode;
-  info.compiler = b.compiler;
-  info.source = b.source;
-  info.executable = b.executable;
-  info.libpython = b.libpython;
-  info.build_flags = b.build_flags;
-  return info;
-}
-
 // A build no meta lists (a file cut before its header): what its runs say.
 BuildInfo build_info(const RunRecord& r) {
   BuildInfo b;
   b.label = r.interpreter;
-  b.original_label = r.original_interpreter.value_or(r.interpreter);
+  b.original_label = r.original_interpreter;
   b.host = r.origin.host;
   b.version = r.python;
   b.free_threaded = r.free_threaded;
@@ -112,7 +95,7 @@ void order_builds_by_host(Section& s) {
 void collect_builds(Section& s) {
   std::map<std::string, BuildInfo> known;
   for (const auto& m : s.metas)
-    for (const auto& b : m.interpreters) known.emplace(b.label, build_info(b, m.machine ? m.machine->hostname : ""));
+    for (const auto& b : m.interpreters) known.emplace(b.label, BuildInfo{b, m.machine ? m.machine->hostname : ""});
   for (const auto& label : s.summary.interpreters) {
     if (auto it = known.find(label); it != known.end()) {
       s.builds.push_back(it->second);
@@ -281,7 +264,7 @@ std::string grid_cell_text(const GridCell& cell, const std::string& separator) {
   if (cell.state == GridCell::State::skipped) return "skipped";
   if (cell.state == GridCell::State::warmup_only) return "(warm-up only)";
   std::string text = cell.wall + separator + cell.result + " " + cell.mark;
-  if (cell.show_statuses) text += " [" + cell.statuses + "]";
+  if (cell.show_statuses) text += fmt::format(" [{}]", cell.statuses);
   return text;
 }
 

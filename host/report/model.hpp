@@ -21,16 +21,10 @@ struct ReportOptions {
   bool profile_in_title = false;  // `gilhost run` names the profile it ran: "race (profile quick)"
 };
 
-// One build as a grid column shows it: from the meta's interpreter list, or from its runs.
-struct BuildInfo {
-  std::string label;           // the grid's column (after merge tags)
-  std::string original_label;  // before a merge tagged it
+// One build as a grid column shows it: the meta's record of it (label: after merge tags), or what its
+// runs say where no meta lists it; and the host it ran on.
+struct BuildInfo : BuildRecord {
   std::string host;
-  std::string version;
-  bool free_threaded = false;
-  bool gil_forced = false;  // `+gil`: the free-threaded build run with its GIL forced on
-  std::string mode;         // embed, exec
-  std::string compiler, source, executable, libpython, build_flags;
 };
 
 // One cell of the grid (a case on a build), as every format shows it.

@@ -163,7 +163,7 @@ Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipReco
     // The baseline may be named by its base name when it was swept: take the first expansion.
     std::string base_case;
     for (const auto& c : s.cases)
-      if (c == baseline || (base_case.empty() && starts_with(c, baseline + "["))) base_case = c;
+      if (c == baseline || (base_case.empty() && starts_with(c, baseline + '['))) base_case = c;
     for (auto& [key, cell] : s.cells) {
       const Cell* b = s.cell(base_case, cell.interpreter);
       if (!b || base_case.empty()) continue;
