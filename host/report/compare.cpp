@@ -18,15 +18,7 @@ namespace {
 
 // Compare's Markdown keeps line breaks out of its one-line cells, and lets names keep their * and `.
 std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '<') out += "&lt;";
-    else if (ch == '>') out += "&gt;";
-    else out += ch;
-  }
-  return out;
+  return replace_characters(s, {{'|', "\\|"}, {'\n', " "}, {'\r', " "}, {'<', "&lt;"}, {'>', "&gt;"}});
 }
 
 std::string machine_line(const MachineRecord& m) {

@@ -8,22 +8,8 @@
 namespace gilhost {
 
 std::string markdown_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '|': out += "\\|"; break;
-      case '\\': out += "\\\\"; break;
-      case '*': out += "\\*"; break;
-      case '`': out += "\\`"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\n': out += "<br>"; break;
-      case '\r': break;
-      default: out += ch;
-    }
-  }
-  return out;
+  return replace_characters(s, {{'|', "\\|"}, {'\\', "\\\\"}, {'*', "\\*"}, {'`', "\\`"}, {'<', "&lt;"}, {'>', "&gt;"},
+                                {'&', "&amp;"}, {'\n', "<br>"}, {'\r', ""}});
 }
 
 namespace {

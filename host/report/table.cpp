@@ -74,6 +74,17 @@ std::string render_text_table(const Table& table) {
   return text.render();
 }
 
+std::string replace_characters(const std::string& text, const std::vector<std::pair<char, const char*>>& replacements) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto it = std::find_if(replacements.begin(), replacements.end(), [&](const auto& r) { return r.first == ch; });
+    if (it == replacements.end()) out += ch;
+    else out += it->second;
+  }
+  return out;
+}
+
 std::string format_wall(const Stats& s) {
   if (s.n == 0) return "-";
   std::string out = format_seconds(s.median);

@@ -46,6 +46,9 @@ class TextTable {
 // The terminal's view of a table: its in_terminal columns, under their terminal titles.
 std::string render_text_table(const Table& table);
 
+// `text` with each character that `replacements` names replaced by its text (escaping for a format).
+std::string replace_characters(const std::string& text, const std::vector<std::pair<char, const char*>>& replacements);
+
 // "0.312 s ±1.2%"
 std::string format_wall(const Stats& s);
 
