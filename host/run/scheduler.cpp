@@ -6,8 +6,8 @@
 #include <map>
 
 #include "config/expect.hpp"
-#include "results/record_json.hpp"
 #include "measure/clock.hpp"
+#include "results/record_json.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
