@@ -255,25 +255,17 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   SessionResult session = run_session(ex, sel, plan, so, writer);
   if (tty) std::fprintf(stderr, "\r\033[K");
 
-  // The same report `gilhost report` makes of the file: the session's records, as the file holds them.
-  LoadedResults written;
-  written.path = path;
-  written.lines.emplace_back(meta);
-  written.lines.insert(written.lines.end(), session.skips.begin(), session.skips.end());
-  written.lines.insert(written.lines.end(), session.runs.begin(), session.runs.end());
   ReportOptions report_options;
   report_options.details = !ro.no_details;
   report_options.profile_in_title = true;
-  const ReportModel model = build_report_model(merge_results({written}), report_options);
+  const ReportModel model = build_session_report(path, meta, session.skips, session.runs, report_options);
   std::cout << render_text(model) << std::flush;
   if (session.interrupted) {
     std::cerr << "gilhost: interrupted; " << session.skips.size() + session.runs.size() << " finished runs kept in " << path
               << "\n";
     return 130;
   }
-  int expectation_failures = 0;
-  for (const auto& s : model.sections) expectation_failures += s.summary.expectation_failures;
-  return expectation_failures > 0 ? 1 : 0;
+  return model.expectation_failures() > 0 ? 1 : 0;
 }
 
 int cmd_run(const RunOptions& ro, const CommonOptions& co) {

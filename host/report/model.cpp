@@ -293,6 +293,23 @@ int ReportModel::measured_runs() const {
   return measured;
 }
 
+int ReportModel::expectation_failures() const {
+  int failures = 0;
+  for (const auto& s : sections) failures += s.summary.expectation_failures;
+  return failures;
+}
+
+ReportModel build_session_report(const std::string& path, const MetaRecord& meta, const std::vector<SkipRecord>& skips,
+                                 const std::vector<RunRecord>& runs, const ReportOptions& options) {
+  // In the file's order: the meta, the skips, the runs; tagged as merge tags a file it reads.
+  LoadedResults written;
+  written.path = path;
+  written.lines.emplace_back(meta);
+  written.lines.insert(written.lines.end(), skips.begin(), skips.end());
+  written.lines.insert(written.lines.end(), runs.begin(), runs.end());
+  return build_report_model(merge_results({written}), options);
+}
+
 ReportModel build_report_model(const MergedResults& merged, const ReportOptions& options) {
   ReportModel model;
   model.files = merged.sources;

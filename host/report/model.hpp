@@ -115,9 +115,14 @@ struct ReportModel {
   int malformed_lines = 0;
   std::string baseline_python;
   int measured_runs() const;
+  int expectation_failures() const;  // cells, over every section
 };
 
 ReportModel build_report_model(const MergedResults& merged, const ReportOptions& options);
+// The report of a session just run, its records as `path` now holds them: the same model `gilhost report
+// PATH` builds from the file.
+ReportModel build_session_report(const std::string& path, const MetaRecord& meta, const std::vector<SkipRecord>& skips,
+                                 const std::vector<RunRecord>& runs, const ReportOptions& options);
 
 std::string verdict_mark(const Cell& cell);  // ✓ / ✗ / ""
 std::string vs_baseline_text(const Section& s, const std::string& case_name, const std::string& interpreter);

@@ -337,6 +337,19 @@ TEST_CASE("the text report of one file is the report as before", "[report]") {
   std::string before = gilhost_test::slurp(fixture("report_demo.txt"));
   before.replace(before.find("@RESULTS@"), 9, fixture("report_demo.jsonl"));
   CHECK(render_text(model) == before);
+
+  // `gilhost run` reports its session's records through the same model: the same text.
+  LoadedResults file = load_results_ordered(fixture("report_demo.jsonl"));
+  MetaRecord meta;
+  std::vector<SkipRecord> skips;
+  std::vector<RunRecord> runs;
+  for (const auto& line : file.lines) {
+    if (const auto* m = std::get_if<MetaRecord>(&line)) meta = *m;
+    if (const auto* k = std::get_if<SkipRecord>(&line)) skips.push_back(*k);
+    if (const auto* r = std::get_if<RunRecord>(&line)) runs.push_back(*r);
+  }
+  CHECK(render_text(build_session_report(fixture("report_demo.jsonl"), meta, skips, runs, {})) == before);
+  CHECK(model.expectation_failures() == 3);
   CHECK(s.summary.cases == std::vector<std::string>{"work", "spawn", "fail", "wrong", "subinterp"});
   CHECK(s.summary.expectation_failures == 3);
   CHECK(s.builds.size() == 3);
@@ -346,4 +359,15 @@ TEST_CASE("the text report of one file is the report as before", "[report]") {
   REQUIRE(median);
   CHECK(static_cast<double>(median->wall_ns) / 1e9 == Approx(s.summary.cell("spawn", "3.12.1")->wall_s.median));
   CHECK(s.median_run("subinterp", "3.9.18") == nullptr);
+}
+
+TEST_CASE("gilhost run names the profile it ran in the title; gilhost report names the experiment", "[report]") {
+  const MergedResults m = merge_files({fixture("report_race_a.jsonl")});
+  ReportOptions as_run;
+  as_run.profile_in_title = true;
+  const std::string run_text = render_text(build_report_model(m, as_run));
+  const std::string report_text = render_text(build_report_model(m, {}));
+  CHECK(run_text.rfind("race (profile quick) — ", 0) == 0);
+  CHECK(report_text.rfind("race — ", 0) == 0);
+  CHECK(run_text.substr(run_text.find('\n')) == report_text.substr(report_text.find('\n')));
 }
