@@ -21,6 +21,24 @@ std::optional<RunStatus> parse_status(const std::string& name) {
   return std::nullopt;
 }
 
+SkipRecord SkipRecord::of_selector(std::string experiment, std::string selector, std::string label, std::string reason) {
+  SkipRecord s;
+  s.experiment = std::move(experiment);
+  s.selector = std::move(selector);
+  s.label = std::move(label);
+  s.reason = std::move(reason);
+  return s;
+}
+
+SkipRecord SkipRecord::of_case(std::string experiment, std::string case_name, std::string interpreter, std::string reason) {
+  SkipRecord s;
+  s.experiment = std::move(experiment);
+  s.case_name = std::move(case_name);
+  s.interpreter = std::move(interpreter);
+  s.reason = std::move(reason);
+  return s;
+}
+
 BuildRecord build_record(const Interpreter& in) {
   BuildRecord b;
   b.label = in.label;

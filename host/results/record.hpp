@@ -137,6 +137,11 @@ struct SkipRecord {
 
   // The build it names, whichever field says it.
   std::string build() const { return !label.empty() ? label : !interpreter.empty() ? interpreter : selector; }
+
+  // A selector that found nothing usable (it names what it found, if anything).
+  static SkipRecord of_selector(std::string experiment, std::string selector, std::string label, std::string reason);
+  // A case that cannot run on a build.
+  static SkipRecord of_case(std::string experiment, std::string case_name, std::string interpreter, std::string reason);
 };
 
 struct MachineRecord {

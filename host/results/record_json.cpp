@@ -103,49 +103,115 @@ RecordOrigin origin_from(const FieldReader& f) {
 
 json optional_json(const std::optional<bool>& v) { return v ? json(*v) : json(); }
 
+// The flat records' fields, each named once: writing and reading walk the same list.
+template <typename Cpu, typename Visit>
+void cpu_fields(Cpu& c, Visit&& visit) {
+  visit("user_ns", c.user_ns);
+  visit("sys_ns", c.sys_ns);
+  visit("children_user_ns", c.children_user_ns);
+  visit("children_sys_ns", c.children_sys_ns);
+  visit("cpu_ns", c.cpu_ns);
+  visit("voluntary_switches", c.voluntary_switches);
+  visit("involuntary_switches", c.involuntary_switches);
+}
+
+template <typename Tree, typename Visit>
+void tree_fields(Tree& t, Visit&& visit) {  // and the timeline, which is rows
+  visit("samples", t.samples);
+  visit("peak_tree_rss_bytes", t.peak_tree_rss_bytes);
+  visit("peak_root_rss_bytes", t.peak_root_rss_bytes);
+  visit("peak_threads", t.peak_threads);
+  visit("peak_processes", t.peak_processes);
+  visit("sampling_cost_ns", t.sampling_cost_ns);
+}
+
+template <typename Machine, typename Visit>
+void machine_fields(Machine& m, Visit&& visit) {
+  visit("hostname", m.hostname);
+  visit("kernel", m.kernel);
+  visit("arch", m.arch);
+  visit("cpu_model", m.cpu_model);
+  visit("cores", m.cores);
+  visit("online_cpus", m.online_cpus);
+  visit("memory_bytes", m.memory_bytes);
+}
+
+template <typename Build, typename Visit>
+void build_fields(Build& b, Visit&& visit) {
+  visit("label", b.label);
+  visit("version", b.version);
+  visit("executable", b.executable);
+  visit("realpath", b.realpath);
+  visit("source", b.source);
+  visit("implementation", b.implementation);
+  visit("free_threaded", b.free_threaded);
+  visit("gil_forced", b.gil_forced);
+  visit("shared", b.shared);
+  visit("supported", b.supported);
+  visit("libpython", b.libpython);
+  visit("prefix", b.prefix);
+  visit("compiler", b.compiler);
+  visit("build_flags", b.build_flags);
+  visit("unsupported_reason", b.unsupported_reason);
+  visit("mode", b.mode);
+  visit("original_label", b.original_label);
+}
+
+// Writes each field it is shown; an absent optional is left out.
+struct FieldWriter {
+  json& out;
+  template <typename T>
+  void operator()(const char* key, const T& value) const { out[key] = value; }
+  void operator()(const char* key, const std::optional<std::string>& value) const {
+    if (value) out[key] = *value;
+  }
+};
+
+// Reads each field it is shown; an absent one keeps the default it has.
+struct FieldFiller {
+  const FieldReader& in;
+  void operator()(const char* key, std::string& value) const { value = in.text(key); }
+  void operator()(const char* key, std::optional<std::string>& value) const { value = in.maybe_text(key); }
+  void operator()(const char* key, std::int64_t& value) const { value = in.maybe_integer(key).value_or(value); }
+  void operator()(const char* key, int& value) const {
+    value = static_cast<int>(in.maybe_integer(key).value_or(value));
+  }
+  void operator()(const char* key, bool& value) const { value = in.flag(key, value); }
+};
+
+template <typename Record, typename Fields>
+json write_fields(const Record& record, Fields&& fields) {
+  json out = json::object();
+  fields(record, FieldWriter{out});
+  return out;
+}
+
+template <typename Record, typename Fields>
+Record read_fields(const FieldReader& in, Fields&& fields) {
+  Record record;
+  fields(record, FieldFiller{in});
+  return record;
+}
+
 json cpu_json(const CaseCpu& c) {
-  return {{"user_ns", c.user_ns},
-          {"sys_ns", c.sys_ns},
-          {"children_user_ns", c.children_user_ns},
-          {"children_sys_ns", c.children_sys_ns},
-          {"cpu_ns", c.cpu_ns},
-          {"voluntary_switches", c.voluntary_switches},
-          {"involuntary_switches", c.involuntary_switches}};
+  return write_fields(c, [](const CaseCpu& x, auto&& visit) { cpu_fields(x, visit); });
 }
 
 CaseCpu cpu_from(const FieldReader& f) {
-  CaseCpu c;
-  c.user_ns = f.integer("user_ns");
-  c.sys_ns = f.integer("sys_ns");
-  c.children_user_ns = f.integer("children_user_ns");
-  c.children_sys_ns = f.integer("children_sys_ns");
-  c.cpu_ns = f.integer("cpu_ns");
-  c.voluntary_switches = f.integer("voluntary_switches");
-  c.involuntary_switches = f.integer("involuntary_switches");
-  return c;
+  return read_fields<CaseCpu>(f, [](CaseCpu& x, auto&& visit) { cpu_fields(x, visit); });
 }
 
 json tree_json(const TreeSummary& t) {
+  json out = write_fields(t, [](const TreeSummary& x, auto&& visit) { tree_fields(x, visit); });
   json timeline = json::array();
   for (const auto& p : t.timeline) timeline.push_back({p.t_ms, p.tree_rss_bytes, p.threads, p.processes});
-  return {{"samples", t.samples},
-          {"peak_tree_rss_bytes", t.peak_tree_rss_bytes},
-          {"peak_root_rss_bytes", t.peak_root_rss_bytes},
-          {"peak_threads", t.peak_threads},
-          {"peak_processes", t.peak_processes},
-          {"sampling_cost_ns", t.sampling_cost_ns},
-          {"timeline_columns", {"t_ms", "tree_rss_bytes", "threads", "processes"}},
-          {"timeline", timeline}};
+  out["timeline_columns"] = {"t_ms", "tree_rss_bytes", "threads", "processes"};
+  out["timeline"] = timeline;
+  return out;
 }
 
 TreeSummary tree_from(const FieldReader& f) {
-  TreeSummary t;
-  t.samples = f.integer("samples");
-  t.peak_tree_rss_bytes = f.integer("peak_tree_rss_bytes");
-  t.peak_root_rss_bytes = f.integer("peak_root_rss_bytes");
-  t.peak_threads = f.small_integer("peak_threads");
-  t.peak_processes = f.small_integer("peak_processes");
-  t.sampling_cost_ns = f.integer("sampling_cost_ns");
+  TreeSummary t = read_fields<TreeSummary>(f, [](TreeSummary& x, auto&& visit) { tree_fields(x, visit); });
   if (const json* rows = f.array("timeline"))
     for (const auto& p : *rows) {
       // [t_ms, tree_rss_bytes, threads, processes]; a row that is not one is passed over.
@@ -183,26 +249,8 @@ SkipRecord skip_from_json(const json& j) {
 }
 
 BuildRecord build_from_json(const json& j) {
-  FieldReader f(j, "an entry of a meta record's \"interpreters\"");
-  BuildRecord b;
-  b.label = f.text("label");
-  b.version = f.text("version");
-  b.executable = f.text("executable");
-  b.realpath = f.text("realpath");
-  b.source = f.text("source");
-  b.implementation = f.text("implementation");
-  b.free_threaded = f.flag("free_threaded", false);
-  b.gil_forced = f.flag("gil_forced", false);
-  b.shared = f.flag("shared", false);
-  b.supported = f.flag("supported", true);
-  b.libpython = f.text("libpython");
-  b.prefix = f.text("prefix");
-  b.compiler = f.text("compiler");
-  b.build_flags = f.text("build_flags");
-  b.unsupported_reason = f.text("unsupported_reason");
-  b.mode = f.text("mode");
-  b.original_label = f.maybe_text("original_label");
-  return b;
+  return read_fields<BuildRecord>(FieldReader(j, "an entry of a meta record's \"interpreters\""),
+                                  [](BuildRecord& x, auto&& visit) { build_fields(x, visit); });
 }
 
 MetaRecord meta_from_json(const json& j) {
@@ -384,42 +432,16 @@ json to_json(const SkipRecord& s) {
 }
 
 json to_json(const MachineRecord& m) {
-  return {{"hostname", m.hostname}, {"kernel", m.kernel}, {"arch", m.arch}, {"cpu_model", m.cpu_model},
-          {"cores", m.cores},       {"online_cpus", m.online_cpus}, {"memory_bytes", m.memory_bytes}};
+  return write_fields(m, [](const MachineRecord& x, auto&& visit) { machine_fields(x, visit); });
 }
 
 MachineRecord machine_from_json(const json& j) {
-  FieldReader f(j, "a meta record's \"machine\"");
-  MachineRecord m;
-  m.hostname = f.text("hostname");
-  m.kernel = f.text("kernel");
-  m.arch = f.text("arch");
-  m.cpu_model = f.text("cpu_model");
-  m.cores = f.small_integer("cores");
-  m.online_cpus = f.small_integer("online_cpus");
-  m.memory_bytes = f.integer("memory_bytes");
-  return m;
+  return read_fields<MachineRecord>(FieldReader(j, "a meta record's \"machine\""),
+                                    [](MachineRecord& x, auto&& visit) { machine_fields(x, visit); });
 }
 
 json to_json(const BuildRecord& b) {
-  json j = {{"label", b.label},
-            {"version", b.version},
-            {"executable", b.executable},
-            {"realpath", b.realpath},
-            {"source", b.source},
-            {"implementation", b.implementation},
-            {"free_threaded", b.free_threaded},
-            {"gil_forced", b.gil_forced},
-            {"shared", b.shared},
-            {"supported", b.supported},
-            {"libpython", b.libpython},
-            {"prefix", b.prefix},
-            {"compiler", b.compiler},
-            {"build_flags", b.build_flags},
-            {"unsupported_reason", b.unsupported_reason},
-            {"mode", b.mode}};
-  if (b.original_label) j["original_label"] = *b.original_label;
-  return j;
+  return write_fields(b, [](const BuildRecord& x, auto&& visit) { build_fields(x, visit); });
 }
 
 ExperimentInfo experiment_info(const json& document) {

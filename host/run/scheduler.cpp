@@ -230,24 +230,12 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
 SessionResult run_session(const Experiment& ex, const Selection& selection, const Plan& plan,
                           const SchedulerOptions& options, ResultsWriter& out) {
   SessionResult session;
-  for (const auto& s : selection.skipped) {
-    SkipRecord rec;
-    rec.experiment = ex.name;
-    rec.selector = s.selector;
-    rec.label = s.label;
-    rec.reason = s.reason;
-    session.skips.push_back(rec);
+  auto skip = [&](SkipRecord rec) {
     out.append(rec);
-  }
-  for (const auto& s : plan.skipped) {
-    SkipRecord rec;
-    rec.experiment = ex.name;
-    rec.case_name = s.selector;
-    rec.interpreter = s.label;
-    rec.reason = s.reason;
-    session.skips.push_back(rec);
-    out.append(rec);
-  }
+    session.skips.push_back(std::move(rec));
+  };
+  for (const auto& s : selection.skipped) skip(SkipRecord::of_selector(ex.name, s.selector, s.label, s.reason));
+  for (const auto& s : plan.skipped) skip(SkipRecord::of_case(ex.name, s.selector, s.label, s.reason));
   const std::vector<std::string> env = child_environment(ex, false), gil_env = child_environment(ex, true);
   const std::int64_t t0 = monotonic_ns();
   Progress progress;
