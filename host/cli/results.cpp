@@ -1,6 +1,7 @@
 // report, compare, merge, export: results files in, documents out.
 #include <filesystem>
 #include <iostream>
+#include <variant>
 
 #include "cli/commands.hpp"
 #include "report/export.hpp"
@@ -8,6 +9,9 @@
 #include "report/markdown.hpp"
 #include "report/model.hpp"
 #include "report/table.hpp"
+#include "report/text.hpp"
+#include "results/record_json.hpp"
+#include "results/results_file.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
 
@@ -101,15 +105,14 @@ int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, co
     return 2;
   }
   int metas = 0, runs = 0, skips = 0;
-  for (const auto& j : merged.lines) {
-    const std::string t = j.value("type", "");
-    metas += t == "meta";
-    runs += t == "run";
-    skips += t == "skip";
+  for (const auto& line : merged.lines) {
+    metas += std::holds_alternative<MetaRecord>(line);
+    runs += std::holds_alternative<RunRecord>(line);
+    skips += std::holds_alternative<SkipRecord>(line);
   }
   const fs::path parent = fs::path(out).parent_path();
   if (!parent.empty()) fs::create_directories(parent);
-  write_file_atomic(out, to_jsonl(merged));
+  write_file_atomic(out, to_jsonl(merged.lines));
   std::cerr << "gilhost: merged " << inputs.size() << " files (" << metas << " sessions, " << runs << " runs, " << skips
             << " skips) into " << out << "\n";
   if (!merged.relabeled.empty()) std::cerr << "  labels tagged with their host: " << join(merged.relabeled, ", ") << "\n";

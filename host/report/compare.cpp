@@ -16,146 +16,48 @@ namespace gilhost {
 
 namespace {
 
-bool measured_ok(const nlohmann::json& r) {
-  return r.value("type", "") == "run" && !r.value("warmup", false) && r.value("status", "") == "ok" &&
-         r.value("wall_ns", std::int64_t{0}) > 0;
-}
-
-double wall_of(const nlohmann::json& r) { return static_cast<double>(r.value("wall_ns", std::int64_t{0})); }
-
-std::string session_of(const nlohmann::json& r) {
-  return r.value("source", "") + "#" + std::to_string(r.value("session", 0));
-}
-
+// Compare's Markdown keeps line breaks out of its one-line cells, and lets names keep their * and `.
 std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '<') out += "&lt;";
-    else if (ch == '>') out += "&gt;";
-    else out += ch;
-  }
-  return out;
+  return replace_characters(s, {{'|', "\\|"}, {'\n', " "}, {'\r', " "}, {'<', "&lt;"}, {'>', "&gt;"}});
 }
 
-std::string machine_line(const nlohmann::json& m) {
-  return fmt::format("{}: {}, {} cores, {}", m.value("hostname", "?"), m.value("cpu_model", "unknown CPU"),
-                     m.value("cores", 0), m.value("kernel", ""));
+std::string machine_line(const MachineRecord& m) {
+  return fmt::format("{}: {}, {} cores, {}", m.hostname, m.cpu_model, m.cores, m.kernel);
 }
 
-std::vector<nlohmann::json> machines_of(const std::vector<nlohmann::json>& lines) {
-  std::vector<nlohmann::json> out;
+std::vector<MachineRecord> machines_of(const std::vector<ResultsLine>& lines) {
+  std::vector<MachineRecord> out;
   std::set<std::string> seen;
-  for (const auto& j : lines)
-    if (j.value("type", "") == "meta" && j.contains("machine") && j["machine"].is_object())
-      if (seen.insert(j["machine"].value("hostname", "")).second) out.push_back(j["machine"]);
+  for (const auto& line : lines)
+    if (const auto* meta = std::get_if<MetaRecord>(&line); meta && meta->machine)
+      if (seen.insert(meta->machine->hostname).second) out.push_back(*meta->machine);
   return out;
 }
 
-Stats wall_stats(const std::vector<nlohmann::json>& runs) {
+Stats wall_stats(const std::vector<RunRecord>& runs) {
   std::vector<double> w;
   for (const auto& r : runs)
-    if (measured_ok(r)) w.push_back(wall_of(r) / 1e9);
+    if (r.measured_ok()) w.push_back(static_cast<double>(r.wall_ns) / 1e9);
   return compute_stats(w);
 }
 
 }  // namespace
 
-nlohmann::json RatioStat::to_json() const {
-  if (!valid()) return nullptr;
-  nlohmann::json j = {{"value", value}, {"min", lo}, {"max", hi}, {"pairs", pairs}, {"paired", paired}};
-  if (paired) j["mad"] = mad;
-  return j;
-}
-
-RatioStat wall_ratio(const std::vector<nlohmann::json>& num_runs, const std::vector<nlohmann::json>& den_runs) {
-  std::vector<const nlohmann::json*> num, den;
-  for (const auto& r : num_runs)
-    if (measured_ok(r)) num.push_back(&r);
-  for (const auto& r : den_runs)
-    if (measured_ok(r)) den.push_back(&r);
-  RatioStat out;
-  if (num.empty() || den.empty()) return out;
-
-  auto finish = [&](const std::vector<double>& ratios) {
-    Stats s = compute_stats(ratios);
-    std::vector<double> inverse;
-    for (double r : ratios) inverse.push_back(1 / r);
-    out.value = s.median;
-    out.lo = s.min;
-    out.hi = s.max;
-    out.mad = s.mad;
-    out.mad_inverse = compute_stats(inverse).mad;
-    out.pairs = static_cast<int>(ratios.size());
-    out.paired = true;
-    return out;
-  };
-  // Same session, same repeat index: runs made side by side.
-  std::map<std::pair<std::string, int>, double> by_session;
-  std::map<int, double> by_repeat;  // first of each repeat index
-  for (const auto* r : den) {
-    by_session.emplace(std::make_pair(session_of(*r), r->value("repeat", 0)), wall_of(*r));
-    by_repeat.emplace(r->value("repeat", 0), wall_of(*r));
-  }
-  std::vector<double> ratios;
-  for (const auto* r : num) {
-    auto it = by_session.find({session_of(*r), r->value("repeat", 0)});
-    if (it != by_session.end()) ratios.push_back(wall_of(*r) / it->second);
-  }
-  if (!ratios.empty()) return finish(ratios);
-  for (const auto* r : num) {
-    auto it = by_repeat.find(r->value("repeat", 0));
-    if (it != by_repeat.end()) ratios.push_back(wall_of(*r) / it->second);
-  }
-  if (!ratios.empty()) return finish(ratios);
-
-  // Nothing pairs: the ratio of the medians, bounded by the ratios of every run with every run.
-  std::vector<double> a, b;
-  for (const auto* r : num) a.push_back(wall_of(*r));
-  for (const auto* r : den) b.push_back(wall_of(*r));
-  out.value = median_of(a) / median_of(b);
-  out.lo = *std::min_element(a.begin(), a.end()) / *std::max_element(b.begin(), b.end());
-  out.hi = *std::max_element(a.begin(), a.end()) / *std::min_element(b.begin(), b.end());
-  out.pairs = static_cast<int>(a.size() * b.size());
-  out.paired = false;
-  return out;
-}
-
-std::string format_ratio(const RatioStat& r) {
-  if (!r.valid()) return "-";
-  if (!r.paired) return fmt::format("{:.2f}x ({:.2f}–{:.2f})", r.value, r.lo, r.hi);
-  if (r.pairs == 1) return fmt::format("{:.2f}x", r.value);
-  return fmt::format("{:.2f} ± {:.2f}x", r.value, r.mad);
-}
-
-std::string format_change(const RatioStat& r) {
-  if (!r.valid()) return "-";
-  const bool faster = fmt::format("{:.2f}", r.value) != "1.00" && r.value < 1;
-  const double factor = faster ? 1 / r.value : r.value;
-  const char* word = fmt::format("{:.2f}", r.value) == "1.00" ? "(same)" : faster ? "faster" : "slower";
-  if (!r.paired)  // the range of B/A, as a factor of the same direction
-    return faster ? fmt::format("{:.2f} x {} ({:.2f}–{:.2f})", factor, word, 1 / r.hi, 1 / r.lo)
-                  : fmt::format("{:.2f} x {} ({:.2f}–{:.2f})", factor, word, r.lo, r.hi);
-  if (r.pairs == 1) return fmt::format("{:.2f} x {}", factor, word);
-  return fmt::format("{:.2f} ± {:.2f} x {}", factor, faster ? r.mad_inverse : r.mad, word);
-}
-
 int Comparison::flagged() const {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) { return r.flagged; }));
 }
 
-std::string match_key(const nlohmann::json& run, const std::string& by) {
-  if (by == "label") return run.value("interpreter", "");
-  std::string v = run.value("python", "");
-  const bool ft = run.value("free_threaded", false);
+std::string match_key(const RunRecord& run, const std::string& by) {
+  if (by == "label") return run.interpreter;
+  std::string v = run.python;
+  const bool ft = run.free_threaded;
   if (!v.empty() && v.back() == 't') v.pop_back();
   if (by == "minor")
     if (auto parsed = Version::parse(v)) v = parsed->minor_str();
-  return v + (ft ? "t" : "") + (ft && run.value("gil_forced", false) ? "+gil" : "");
+  return v + (ft ? "t" : "") + (ft && run.gil_forced ? "+gil" : "");
 }
 
-Comparison compare_runs(const std::vector<nlohmann::json>& a, const std::vector<nlohmann::json>& b,
+Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<ResultsLine>& b,
                         const CompareOptions& options) {
   if (options.by != "label" && options.by != "python" && options.by != "minor")
     throw std::invalid_argument("--by takes label, python or minor, not '" + options.by + "'");
@@ -166,19 +68,18 @@ Comparison compare_runs(const std::vector<nlohmann::json>& a, const std::vector<
   using Key = std::tuple<std::string, std::string, std::string>;  // experiment, case, build key
   struct Side {
     std::vector<Key> order;
-    std::map<Key, std::vector<nlohmann::json>> runs;
+    std::map<Key, std::vector<RunRecord>> runs;
     std::map<Key, std::vector<std::string>> labels;
   };
-  auto group = [&](const std::vector<nlohmann::json>& lines) {
+  auto group = [&](const std::vector<ResultsLine>& lines) {
     Side s;
-    for (const auto& r : lines) {
-      if (r.value("type", "") != "run" || r.value("warmup", false)) continue;
-      Key k{r.value("experiment", ""), r.value("case", ""), match_key(r, options.by)};
+    for (const auto& line : lines) {
+      const auto* r = std::get_if<RunRecord>(&line);
+      if (!r || r->warmup) continue;
+      Key k{r->experiment, r->case_name, match_key(*r, options.by)};
       if (!s.runs.count(k)) s.order.push_back(k);
-      s.runs[k].push_back(r);
-      auto& l = s.labels[k];
-      const std::string label = r.value("interpreter", "");
-      if (std::find(l.begin(), l.end(), label) == l.end()) l.push_back(label);
+      s.runs[k].push_back(*r);
+      add_unique(s.labels[k], r->interpreter);
     }
     return s;
   };
@@ -233,7 +134,7 @@ std::string flag_text(const CompareRow& r) {
 
 std::string header_lines(const Comparison& c, const std::string& bullet) {
   std::string out;
-  auto side = [&](const char* name, const std::string& path, const std::vector<nlohmann::json>& machines) {
+  auto side = [&](const char* name, const std::string& path, const std::vector<MachineRecord>& machines) {
     std::vector<std::string> ms;
     for (const auto& m : machines) ms.push_back(machine_line(m));
     out += bullet + name + ": " + path + (ms.empty() ? "" : " — " + join(ms, "; ")) + "\n";
@@ -256,14 +157,24 @@ std::string summary_line(const Comparison& c) {
 
 }  // namespace
 
-std::string render_comparison_text(const Comparison& c) {
-  std::string out = header_lines(c, "");
-  out += explanation(c) + "\n\n";
-  TextTable t({"experiment", "case", "build", "A wall", "B wall", "B / A", ""}, {false, false, false, true, true, false, false});
+namespace {
+
+// The rows of a comparison, built once for the text and the Markdown.
+Table comparison_table(const Comparison& c) {
+  Table t = Table::with_columns({"experiment", "case", "build", "A wall", "B wall", "B / A", ""},
+                                {Align::left, Align::left, Align::left, Align::right, Align::right});
   for (const auto& r : c.rows)
     t.add_row({r.experiment, r.case_name, build_name(r), format_wall(r.wall_a), format_wall(r.wall_b), format_change(r.ratio),
                flag_text(r)});
-  out += t.render();
+  return t;
+}
+
+}  // namespace
+
+std::string render_comparison_text(const Comparison& c) {
+  std::string out = header_lines(c, "");
+  out += explanation(c) + "\n\n";
+  out += render_text_table(comparison_table(c));
   out += "\n" + summary_line(c) + "\n";
   for (const auto& r : c.rows)
     if (r.flagged)
@@ -277,31 +188,27 @@ std::string render_comparison_text(const Comparison& c) {
 
 std::string render_comparison_markdown(const Comparison& c) {
   std::string out = "## gilhost compare\n\n" + header_lines(c, "- ") + "\n" + explanation(c) + ".\n\n";
-  out += "| experiment | case | build | A wall | B wall | B / A | |\n|---|---|---|---:|---:|---|---|\n";
-  for (const auto& r : c.rows)
-    out += "| " + md_escape(r.experiment) + " | " + md_escape(r.case_name) + " | " + md_escape(build_name(r)) + " | " +
-           format_wall(r.wall_a) + " | " + format_wall(r.wall_b) + " | " + format_change(r.ratio) + " | " +
-           (r.flagged ? "**" + md_escape(flag_text(r)) + "**" : md_escape(flag_text(r))) + " |\n";
+  const Table t = comparison_table(c);
+  std::string header = "|", rule = "|";
+  for (const auto& col : t.columns) {
+    header += col.title.empty() ? " |" : " " + col.title + " |";
+    rule += col.align == Align::right ? "---:|" : "---|";
+  }
+  out += header + "\n" + rule + "\n";
+  for (std::size_t n = 0; n < t.rows.size(); ++n) {
+    std::string line = "|";
+    for (std::size_t k = 0; k < t.rows[n].size(); ++k) {
+      std::string cell = md_escape(t.rows[n][k]);
+      if (k + 1 == t.rows[n].size() && c.rows[n].flagged) cell = "**" + cell + "**";  // the flag
+      line += " " + cell + " |";
+    }
+    out += line + "\n";
+  }
   out += "\n" + summary_line(c) + ".\n";
   if (!c.only_a.empty()) out += "\nOnly in A: " + md_escape(join(c.only_a, ", ")) + "\n";
   if (!c.only_b.empty()) out += "\nOnly in B: " + md_escape(join(c.only_b, ", ")) + "\n";
   if (!c.ambiguous.empty()) out += "\nNot compared, several builds share the key: " + md_escape(join(c.ambiguous, "; ")) + "\n";
   return out;
-}
-
-nlohmann::json comparison_json(const Comparison& c) {
-  auto stats = [](const Stats& s) {
-    return nlohmann::json{{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mad", s.mad}};
-  };
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : c.rows)
-    rows.push_back({{"experiment", r.experiment}, {"case", r.case_name}, {"key", r.key}, {"label_a", r.label_a},
-                    {"label_b", r.label_b}, {"wall_s_a", stats(r.wall_a)}, {"wall_s_b", stats(r.wall_b)},
-                    {"ratio_b_over_a", r.ratio.to_json()}, {"change", format_change(r.ratio)}, {"flagged", r.flagged},
-                    {"noisy", r.noisy}});
-  return {{"a", c.path_a}, {"b", c.path_b}, {"machines_a", c.machines_a}, {"machines_b", c.machines_b},
-          {"by", c.options.by}, {"threshold_pct", c.options.threshold_pct}, {"rows", rows}, {"flagged", c.flagged()},
-          {"only_in_a", c.only_a}, {"only_in_b", c.only_b}, {"ambiguous", c.ambiguous}};
 }
 
 }  // namespace gilhost

@@ -2,86 +2,123 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include "results/record_json.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
 
+using nlohmann::json;
+
 namespace {
 
-nlohmann::json stats_json(const Stats& s) {
+json stats_json(const Stats& s) {
   if (s.n == 0) return nullptr;
   return {{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mad", s.mad}, {"mean", s.mean}, {"stdev", s.stdev}};
 }
 
-nlohmann::json build_json(const BuildInfo& b) {
-  return {{"label", b.label}, {"original_label", b.original_label}, {"host", b.host}, {"version", b.version},
+json build_json(const BuildInfo& b) {
+  return {{"label", b.label}, {"original_label", b.original_label.value_or(b.label)}, {"host", b.host}, {"version", b.version},
           {"free_threaded", b.free_threaded}, {"gil_forced", b.gil_forced}, {"mode", b.mode}, {"compiler", b.compiler}, {"source", b.source},
           {"executable", b.executable}, {"libpython", b.libpython}, {"build_flags", b.build_flags}};
 }
 
+json cell_json(const Section& s, const Cell& cell) {
+  json j = {{"case", cell.case_name},
+            {"interpreter", cell.interpreter},
+            {"runs", cell.runs.size()},
+            {"wall_s", stats_json(cell.wall_s)},
+            {"cpu_per_wall", stats_json(cell.cpu_per_wall)},
+            {"init_s", stats_json(cell.init_s)},
+            {"peak_tree_rss_bytes", cell.peak_tree_rss_bytes},
+            {"max_rss_bytes", cell.max_rss_bytes},
+            {"peak_threads", cell.peak_threads},
+            {"peak_processes", cell.peak_processes},
+            {"voluntary_switches", stats_json(cell.voluntary_switches)},
+            {"involuntary_switches", stats_json(cell.involuntary_switches)},
+            {"statuses", cell.statuses},
+            {"result", cell.result_text},
+            {"expectations_ok", cell.expectations_ok()},
+            {"runs_failed_expectations", cell.runs_failed_expectations},
+            {"failures", cell.failures},
+            {"ratio_to_baseline_case", cell.ratio ? stats_json(*cell.ratio) : json()},
+            {"gil_enabled", cell.gil_enabled ? json(*cell.gil_enabled) : json()},
+            {"gil_forced", cell.gil_forced},
+            {"gil_reenabled_by", cell.gil_reenabled_by},
+            {"free_threaded", cell.free_threaded},
+            {"mode", cell.mode}};
+  if (!s.baseline_python.empty()) {
+    const auto ratio = s.vs_baseline.find({cell.case_name, cell.interpreter});
+    const auto base = s.baseline_of.find(cell.interpreter);
+    j.update({{"vs_baseline_python", ratio == s.vs_baseline.end() ? json() : to_json(ratio->second)},
+              {"baseline_build", base == s.baseline_of.end() ? json() : json(base->second)}});
+  }
+  return j;
+}
+
+json section_json(const Section& s) {
+  const Summary& sum = s.summary;
+  json cells = json::array(), builds = json::array(), machines = json::array(), skips = json::array(), article = json::object();
+  for (const auto& c : sum.cases)
+    for (const auto& i : sum.interpreters)
+      if (const Cell* cell = sum.cell(c, i)) cells.push_back(cell_json(s, *cell));
+  for (const auto& b : s.builds) builds.push_back(build_json(b));
+  for (const auto& m : s.machines) machines.push_back(to_json(m));
+  for (const auto& k : sum.skips) skips.push_back(to_json(k));
+  for (const auto& [name, text] : s.experiment_meta.article) article.emplace(name, text);
+  json ex = {{"experiment", s.experiment},
+             {"description", s.description},
+             {"profile", s.profile()},
+             {"baseline_case", sum.baseline},
+             {"sources", s.sources},
+             {"machines", machines},
+             {"builds", builds},
+             {"cases", sum.cases},
+             {"interpreters", sum.interpreters},
+             {"cells", cells},
+             {"skips", skips},
+             {"expectation_failures", sum.expectation_failures},
+             {"article", article}};
+  if (!s.baseline_python.empty()) ex.emplace("baseline_python", s.baseline_python);
+  if (!s.notes.empty()) ex.emplace("notes", s.notes);
+  return ex;
+}
+
 }  // namespace
 
-nlohmann::json summary_json(const ReportModel& model) {
-  nlohmann::json experiments = nlohmann::json::array();
-  for (const auto& s : model.sections) {
-    const Summary& sum = s.summary;
-    nlohmann::json cells = nlohmann::json::array();
-    for (const auto& c : sum.cases)
-      for (const auto& i : sum.interpreters) {
-        const Cell* cell = sum.cell(c, i);
-        if (!cell) continue;
-        nlohmann::json j = {{"case", c},
-                            {"interpreter", i},
-                            {"runs", cell->runs.size()},
-                            {"wall_s", stats_json(cell->wall_s)},
-                            {"cpu_per_wall", stats_json(cell->cpu_per_wall)},
-                            {"init_s", stats_json(cell->init_s)},
-                            {"peak_tree_rss_bytes", cell->peak_tree_rss_bytes},
-                            {"max_rss_bytes", cell->max_rss_bytes},
-                            {"peak_threads", cell->peak_threads},
-                            {"peak_processes", cell->peak_processes},
-                            {"voluntary_switches", stats_json(cell->voluntary_switches)},
-                            {"involuntary_switches", stats_json(cell->involuntary_switches)},
-                            {"statuses", cell->statuses},
-                            {"result", cell->result_text},
-                            {"expectations_ok", cell->expectations_ok()},
-                            {"runs_failed_expectations", cell->runs_failed_expectations},
-                            {"failures", cell->failures},
-                            {"ratio_to_baseline_case", cell->ratio ? stats_json(*cell->ratio) : nlohmann::json()},
-                            {"gil_enabled", cell->gil_enabled ? nlohmann::json(*cell->gil_enabled) : nlohmann::json()},
-                            {"gil_forced", cell->gil_forced},
-                            {"gil_reenabled_by", cell->gil_reenabled_by},
-                            {"free_threaded", cell->free_threaded},
-                            {"mode", cell->mode}};
-        if (!s.baseline_python.empty()) {
-          auto it = s.vs_baseline.find({c, i});
-          auto base = s.baseline_of.find(i);
-          j["vs_baseline_python"] = it == s.vs_baseline.end() ? nlohmann::json() : it->second.to_json();
-          j["baseline_build"] = base == s.baseline_of.end() ? nlohmann::json() : nlohmann::json(base->second);
-        }
-        cells.push_back(j);
-      }
-    nlohmann::json builds = nlohmann::json::array();
-    for (const auto& b : s.builds) builds.push_back(build_json(b));
-    nlohmann::json ex = {{"experiment", s.experiment},
-                         {"description", s.context.description},
-                         {"profile", s.profile()},
-                         {"baseline_case", sum.baseline},
-                         {"sources", s.sources},
-                         {"machines", s.machines},
-                         {"builds", builds},
-                         {"cases", sum.cases},
-                         {"interpreters", sum.interpreters},
-                         {"cells", cells},
-                         {"skips", sum.skips},
-                         {"expectation_failures", sum.expectation_failures},
-                         {"article", s.context.article}};
-    if (!s.baseline_python.empty()) ex["baseline_python"] = s.baseline_python;
-    if (!s.notes.empty()) ex["notes"] = s.notes;
-    experiments.push_back(ex);
-  }
+json to_json(const RatioStat& r) {
+  if (!r.valid()) return nullptr;
+  json j = {{"value", r.value}, {"min", r.lo}, {"max", r.hi}, {"pairs", r.pairs}, {"paired", r.paired}};
+  if (r.paired) j.emplace("mad", r.mad);
+  return j;
+}
+
+json summary_json(const ReportModel& model) {
+  json experiments = json::array();
+  for (const auto& s : model.sections) experiments.push_back(section_json(s));
   return {{"format", "gilhost-summary"}, {"version", 1}, {"files", model.files}, {"relabeled", model.relabeled},
           {"experiments", experiments}};
+}
+
+json comparison_json(const Comparison& c) {
+  auto stats = [](const Stats& s) { return json{{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mad", s.mad}}; };
+  auto machines = [](const std::vector<MachineRecord>& list) {
+    json out = json::array();
+    for (const auto& m : list) out.push_back(to_json(m));
+    return out;
+  };
+  json rows = json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"experiment", r.experiment}, {"case", r.case_name}, {"key", r.key}, {"label_a", r.label_a},
+                    {"label_b", r.label_b}, {"wall_s_a", stats(r.wall_a)}, {"wall_s_b", stats(r.wall_b)},
+                    {"ratio_b_over_a", to_json(r.ratio)}, {"change", format_change(r.ratio)}, {"flagged", r.flagged},
+                    {"noisy", r.noisy}});
+  return {{"a", c.path_a}, {"b", c.path_b}, {"machines_a", machines(c.machines_a)}, {"machines_b", machines(c.machines_b)},
+          {"by", c.options.by}, {"threshold_pct", c.options.threshold_pct}, {"rows", rows}, {"flagged", c.flagged()},
+          {"only_in_a", c.only_a}, {"only_in_b", c.only_b}, {"ambiguous", c.ambiguous}};
 }
 
 std::string csv_field(const std::string& s) {
@@ -94,68 +131,89 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> cols{
-      "experiment", "case", "base_case", "interpreter", "python", "free_threaded", "mode", "host", "source", "round", "repeat",
-      "warmup", "status", "exit_code", "signal", "wall_s", "wall_ns", "parent_wall_ns", "init_ns", "prepare_ns", "finalize_ns",
-      "cpu_ns", "user_ns", "sys_ns", "children_user_ns", "children_sys_ns", "cpu_per_wall", "tree_cpu_ns", "max_rss_kb",
-      "peak_tree_rss_bytes", "peak_root_rss_bytes", "peak_threads", "peak_processes", "samples", "voluntary_switches",
-      "involuntary_switches", "gil_enabled", "gil_forced", "gil_reenabled_by", "expect_ok", "error_type", "result"};
-  return cols;
-}
-
 namespace {
 
-std::string scalar(const nlohmann::json& j) {
-  if (j.is_null()) return "";
-  if (j.is_string()) return j.get<std::string>();
-  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
-  return j.dump();  // numbers: shortest form that reads back the same
+using CsvValue = std::function<std::string(const RunRecord&)>;
+
+std::string number(std::int64_t v) { return std::to_string(v); }
+std::string number(double v) { return json(v).dump(); }  // the shortest form that reads back the same
+std::string flag(bool v) { return v ? "true" : "false"; }
+std::string flag(const std::optional<bool>& v) { return v ? flag(*v) : ""; }
+
+// A field of the record itself.
+template <typename T>
+CsvValue field(T RunRecord::*member) {
+  return [member](const RunRecord& r) {
+    const T& v = r.*member;
+    if constexpr (std::is_same_v<T, std::string>) return v;
+    else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::optional<bool>>) return flag(v);
+    else if constexpr (std::is_same_v<T, double>) return number(v);
+    else return number(static_cast<std::int64_t>(v));
+  };
+}
+// A field of the case's CPU use, or "" when the case never reported.
+CsvValue cpu_field(std::int64_t CaseCpu::*member) {
+  return [member](const RunRecord& r) { return r.cpu ? number((*r.cpu).*member) : ""; };
+}
+// A field of the sampler's summary, or "" without one.
+template <typename T>
+CsvValue rss_field(T TreeSummary::*member) {
+  return [member](const RunRecord& r) { return r.rss ? number(static_cast<std::int64_t>((*r.rss).*member)) : ""; };
 }
 
-std::string field(const nlohmann::json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  const auto it = obj.find(key);
-  return it == obj.end() ? "" : scalar(*it);
-}
-
-// The strings of a JSON list, space-separated (module names hold no spaces).
-std::string words(const nlohmann::json& list) {
-  std::vector<std::string> out;
-  if (list.is_array())
-    for (const auto& x : list)
-      if (x.is_string()) out.push_back(x.get<std::string>());
-  return join(out, " ");
+// The columns, in order, and how each reads a run.
+const std::vector<std::pair<std::string, CsvValue>>& csv_layout() {
+  using R = RunRecord;
+  static const std::vector<std::pair<std::string, CsvValue>> layout{
+      {"experiment", field(&R::experiment)}, {"case", field(&R::case_name)}, {"base_case", field(&R::base_case)},
+      {"interpreter", field(&R::interpreter)}, {"python", field(&R::python)}, {"free_threaded", field(&R::free_threaded)},
+      {"mode", field(&R::mode)},
+      {"host", [](const R& r) { return r.origin.host; }},
+      {"source", [](const R& r) { return r.origin.source; }},
+      {"round", field(&R::round)}, {"repeat", field(&R::repeat)}, {"warmup", field(&R::warmup)},
+      {"status", [](const R& r) { return std::string(status_name(r.status)); }},
+      {"exit_code", field(&R::exit_code)}, {"signal", field(&R::signal)},
+      {"wall_s", [](const R& r) { return fmt::format("{:.9f}", static_cast<double>(r.wall_ns) / 1e9); }},
+      {"wall_ns", field(&R::wall_ns)}, {"parent_wall_ns", field(&R::parent_wall_ns)}, {"init_ns", field(&R::init_ns)},
+      {"prepare_ns", field(&R::prepare_ns)}, {"finalize_ns", field(&R::finalize_ns)},
+      {"cpu_ns", cpu_field(&CaseCpu::cpu_ns)}, {"user_ns", cpu_field(&CaseCpu::user_ns)}, {"sys_ns", cpu_field(&CaseCpu::sys_ns)},
+      {"children_user_ns", cpu_field(&CaseCpu::children_user_ns)}, {"children_sys_ns", cpu_field(&CaseCpu::children_sys_ns)},
+      {"cpu_per_wall", field(&R::cpu_per_wall)}, {"tree_cpu_ns", field(&R::tree_cpu_ns)}, {"max_rss_kb", field(&R::max_rss_kb)},
+      {"peak_tree_rss_bytes", rss_field(&TreeSummary::peak_tree_rss_bytes)},
+      {"peak_root_rss_bytes", rss_field(&TreeSummary::peak_root_rss_bytes)},
+      {"peak_threads", rss_field(&TreeSummary::peak_threads)}, {"peak_processes", rss_field(&TreeSummary::peak_processes)},
+      {"samples", rss_field(&TreeSummary::samples)},
+      {"voluntary_switches", cpu_field(&CaseCpu::voluntary_switches)},
+      {"involuntary_switches", cpu_field(&CaseCpu::involuntary_switches)},
+      {"gil_enabled", field(&R::gil_enabled)}, {"gil_forced", field(&R::gil_forced)},
+      // Module names hold no spaces.
+      {"gil_reenabled_by", [](const R& r) { return join(r.gil_reenabled_by, " "); }},
+      {"expect_ok", field(&R::expect_ok)},
+      {"error_type", [](const R& r) { return r.error ? r.error->type : ""; }},
+      {"result", [](const R& r) {
+         return r.has_result ? r.result.dump(-1, ' ', false, json::error_handler_t::replace) : std::string();
+       }}};
+  return layout;
 }
 
 }  // namespace
 
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, value] : csv_layout()) out.push_back(name);
+    return out;
+  }();
+  return names;
+}
+
 std::string runs_csv(const ReportModel& model) {
-  std::string out;
-  const auto& cols = csv_columns();
-  for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + cols[i];
-  out += "\r\n";
+  std::string out = join(csv_columns(), ",") + "\r\n";
   for (const auto& s : model.sections)
-    for (const auto& r : s.records) {
-      if (r.value("type", "") != "run") continue;
-      const nlohmann::json cpu = r.value("cpu", nlohmann::json::object());
-      const nlohmann::json rss = r.contains("rss") && r["rss"].is_object() ? r["rss"] : nlohmann::json::object();
-      const nlohmann::json err = r.value("error", nlohmann::json());
+    for (const auto& r : s.runs) {
       std::vector<std::string> row;
-      for (const auto& c : cols) {
-        if (c == "wall_s") row.push_back(r.contains("wall_ns") ? fmt::format("{:.9f}", static_cast<double>(r.value("wall_ns", std::int64_t{0})) / 1e9) : "");
-        else if (c == "cpu_ns" || c == "user_ns" || c == "sys_ns" || c == "children_user_ns" || c == "children_sys_ns" ||
-                 c == "voluntary_switches" || c == "involuntary_switches")
-          row.push_back(field(cpu, c.c_str()));
-        else if (c == "peak_tree_rss_bytes" || c == "peak_root_rss_bytes" || c == "peak_threads" || c == "peak_processes" || c == "samples")
-          row.push_back(field(rss, c.c_str()));
-        else if (c == "error_type") row.push_back(field(err, "type"));
-        else if (c == "gil_reenabled_by") row.push_back(words(r.value("gil_reenabled_by", nlohmann::json::array())));
-        else if (c == "result") row.push_back(r.value("has_result", false) && r.contains("result") ? r["result"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "");
-        else row.push_back(field(r, c.c_str()));
-      }
-      for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i]);
-      out += "\r\n";
+      for (const auto& [name, value] : csv_layout()) row.push_back(csv_field(value(r)));
+      out += join(row, ",") + "\r\n";
     }
   return out;
 }

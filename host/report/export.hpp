@@ -1,16 +1,21 @@
 #pragma once
-// Machine-readable exports of a report: the summary cells as JSON, the runs as CSV.
+// Machine-readable exports of a report: the summary cells and comparisons as JSON, the runs as CSV.
+// The report's edge: the only place in report/ that writes JSON (records through results/record_json).
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "report/compare.hpp"
 #include "report/model.hpp"
 
 namespace gilhost {
 
 // {"format": "gilhost-summary", "version": 1, "files": [...], "experiments": [{..., "cells": [...]}]}
 nlohmann::json summary_json(const ReportModel& model);
+nlohmann::json comparison_json(const Comparison& comparison);
+// null for a ratio that is not one.
+nlohmann::json to_json(const RatioStat& ratio);
 
 // One row per run (warm-ups included, flagged), the main numeric fields; RFC 4180: CRLF line ends,
 // fields with a comma, quote or line break in double quotes, quotes doubled.

@@ -5,25 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/markdown.hpp"
+#include "report/markup.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
 
 std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
+  return replace_characters(s, {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
 }
 
 std::vector<double> nice_ticks(double max, int target) {
@@ -99,30 +87,17 @@ code.flags { display: block; max-width: 520px; white-space: pre-wrap; word-break
 summary { cursor: pointer; color: var(--muted); }
 )CSS";
 
-std::string table_html(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
-                       const std::vector<bool>& numeric, const std::string& cls) {
+std::string table_html(const Table& table, const std::string& cls) {
   std::string out = "<div class=\"scroll\"><table class=\"" + cls + "\"><thead><tr>";
-  for (const auto& x : header) out += "<th>" + e(x) + "</th>";
+  for (const auto& c : table.columns) out += "<th>" + e(c.title) + "</th>";
   out += "</tr></thead><tbody>\n";
-  for (const auto& r : rows) {
+  for (const auto& r : table.rows) {
     out += "<tr>";
     for (std::size_t i = 0; i < r.size(); ++i)
-      out += std::string(i < numeric.size() && numeric[i] ? "<td class=\"num\">" : "<td>") + e(r[i]) + "</td>";
+      out += std::string(table.columns[i].align == Align::right ? "<td class=\"num\">" : "<td>") + e(r[i]) + "</td>";
     out += "</tr>\n";
   }
   return out + "</tbody></table></div>\n";
-}
-
-std::string machines_html(const Section& s) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& m : s.machines) {
-    std::string cores = std::to_string(m.value("cores", 0));
-    if (m.value("online_cpus", 0) && m.value("online_cpus", 0) != m.value("cores", 0))
-      cores += fmt::format(" (of {} online)", m.value("online_cpus", 0));
-    rows.push_back({m.value("hostname", ""), m.value("cpu_model", "unknown"), cores, m.value("kernel", ""), m.value("arch", ""),
-                    m.value("memory_bytes", 0.0) > 0 ? format_bytes(m.value("memory_bytes", 0.0)) : "-"});
-  }
-  return table_html({"host", "CPU", "cores", "kernel", "arch", "memory"}, rows, {false, false, true, false, false, true}, "machines");
 }
 
 std::string builds_html(const Section& s) {
@@ -147,32 +122,28 @@ std::string builds_html(const Section& s) {
 }
 
 std::string grid_html(const Section& s) {
-  const Summary& sum = s.summary;
+  const Grid& grid = s.grid;
   std::string out = "<div class=\"scroll\"><table class=\"grid\"><thead><tr><th>case</th>";
-  for (const auto& i : sum.interpreters) {
-    const BuildInfo* b = s.build(i);
-    auto base = s.baseline_of.find(i);
-    const bool is_base = base != s.baseline_of.end() && base->second == i;
-    out += "<th>" + e(i) + (b && b->mode == "exec" ? " (exec)" : "") + (is_base ? " <span class=\"muted\">(baseline)</span>" : "") + "</th>";
-  }
+  for (const auto& col : grid.columns)
+    out += "<th>" + e(col.heading) + (col.baseline ? " <span class=\"muted\">(baseline)</span>" : "") + "</th>";
   out += "</tr></thead><tbody>\n";
-  for (const auto& c : sum.cases) {
-    out += "<tr><td class=\"case\">" + e(c) + "</td>";
-    for (const auto& i : sum.interpreters) {
-      const Cell* cell = sum.cell(c, i);
-      if (!cell) {
+  for (std::size_t c = 0; c < grid.cases.size(); ++c) {
+    out += "<tr><td class=\"case\">" + e(grid.cases[c]) + "</td>";
+    for (std::size_t k = 0; k < grid.columns.size(); ++k) {
+      const GridCell& cell = grid.cells[c][k];
+      if (cell.state == GridCell::State::skipped) {
         out += "<td class=\"skip\">skipped</td>";
         continue;
       }
-      std::string cls = !cell->expectations_ok() ? "fail" : cell->statuses != "ok" ? "err" : "";
-      std::string text = cell->runs.empty() ? "(warm-up only)" : format_wall(cell->wall_s) + " · " + cell->result_text;
-      std::string mark = verdict_mark(*cell);
-      out += "<td" + (cls.empty() ? "" : " class=\"" + cls + "\"") + " title=\"" + e(c + " @ " + i + ": " + cell->statuses) + "\">" +
-             e(text) + (mark.empty() ? "" : " <span class=\"" + std::string(cell->expectations_ok() ? "ok" : "bad") + "\">" + mark + "</span>");
-      if (cell->statuses != "ok" && cell->result_text != cell->statuses && !cell->runs.empty()) out += " [" + e(cell->statuses) + "]";
-      auto base = s.baseline_of.find(i);
-      if (base != s.baseline_of.end() && base->second != i)
-        out += "<br><span class=\"muted\">vs " + e(s.baseline_python) + ": " + e(vs_baseline_text(s, c, i)) + "</span>";
+      const bool measured = cell.state == GridCell::State::measured;
+      const std::string cls = !cell.expectations_ok ? "fail" : cell.statuses != "ok" ? "err" : "";
+      out += "<td" + (cls.empty() ? "" : " class=\"" + cls + "\"") + " title=\"" +
+             e(grid.cases[c] + " @ " + grid.columns[k].label + ": " + cell.statuses) + "\">" +
+             e(measured ? cell.wall + " · " + cell.result : "(warm-up only)") +
+             (cell.mark.empty() ? "" : " <span class=\"" + std::string(cell.expectations_ok ? "ok" : "bad") + "\">" + cell.mark + "</span>");
+      if (measured && cell.show_statuses) out += fmt::format(" [{}]", e(cell.statuses));
+      if (!cell.vs_baseline.empty())
+        out += "<br><span class=\"muted\">vs " + e(s.baseline_python) + ": " + e(cell.vs_baseline) + "</span>";
       out += "</td>";
     }
     out += "</tr>\n";
@@ -244,18 +215,14 @@ std::string rss_chart(const Section& s, const std::string& case_name) {
   std::vector<Line> lines;
   double max_t = 0, max_b = 0;
   for (std::size_t k = 0; k < sum.interpreters.size(); ++k) {
-    const nlohmann::json* run = s.median_run(case_name, sum.interpreters[k]);
-    if (!run || !run->contains("rss") || !(*run)["rss"].is_object()) continue;
-    const auto& tl = (*run)["rss"].value("timeline", nlohmann::json::array());
+    const RunRecord* run = s.median_run(case_name, sum.interpreters[k]);
+    if (!run || !run->rss) continue;
     Line l{k, {}, ""};
     int peak_threads = 0, peak_procs = 0;
-    for (const auto& p : tl) {
-      if (!p.is_array() || p.size() < 2 || !p[0].is_number() || !p[1].is_number()) continue;
-      l.points.emplace_back(p[0].get<double>() / 1e3, p[1].get<double>());
-      if (p.size() >= 4 && p[2].is_number() && p[3].is_number()) {
-        peak_threads = std::max(peak_threads, p[2].get<int>());
-        peak_procs = std::max(peak_procs, p[3].get<int>());
-      }
+    for (const auto& p : run->rss->timeline) {
+      l.points.emplace_back(p.t_ms / 1e3, p.tree_rss_bytes);
+      peak_threads = std::max(peak_threads, p.threads);
+      peak_procs = std::max(peak_procs, p.processes);
     }
     if (l.points.empty()) continue;
     for (const auto& [t, b] : l.points) {
@@ -263,7 +230,7 @@ std::string rss_chart(const Section& s, const std::string& case_name) {
       max_b = std::max(max_b, b);
     }
     l.tip = fmt::format("{} @ {} (median run, repeat {}): peak {} RSS, {} threads, {} processes", case_name, sum.interpreters[k],
-                        run->value("repeat", 0), format_bytes((*run)["rss"].value("peak_tree_rss_bytes", 0.0)), peak_threads, peak_procs);
+                        run->repeat, format_bytes(static_cast<double>(run->rss->peak_tree_rss_bytes)), peak_threads, peak_procs);
     lines.push_back(std::move(l));
   }
   if (lines.empty()) return "<p class=\"muted\">no RSS samples for " + e(case_name) + "</p>\n";
@@ -309,22 +276,41 @@ std::string rss_chart(const Section& s, const std::string& case_name) {
   return out + "\n</svg>\n";
 }
 
-std::string section_html(const Section& s) {
-  const Summary& sum = s.summary;
-  const nlohmann::json& ex = s.experiment_meta;
-  std::string out = "<section class=\"experiment\" id=\"" + e("x-" + s.experiment) + "\">\n<h2>" + e(s.experiment) +
-                    (s.context.description.empty() ? "" : " — " + e(s.context.description)) + "</h2>\n";
+class HtmlMarkup : public Markup {
+ public:
+  std::string escape(const std::string& text) const override { return e(text); }
+  std::string heading(const std::string& text) const override { return "<h3>" + e(text) + "</h3>\n"; }
+  std::string table(const Table& t, const std::string& css_class) const override { return table_html(t, css_class); }
+  std::string paragraph(const std::string& markup, const std::string& css_class) const override {
+    return "<p" + (css_class.empty() ? "" : " class=\"" + css_class + "\"") + ">" + markup + "</p>\n";
+  }
+  std::string note(const std::string& text) const override { return paragraph(e(text), "note"); }
+  std::string list(const std::vector<std::string>& items, const std::string& css_class) const override {
+    std::string out = "<ul class=\"" + css_class + "\">\n";
+    for (const auto& item : items) out += "<li>" + item + "</li>\n";
+    return out + "</ul>\n";
+  }
+  std::string strong(const std::string& markup) const override { return "<b>" + markup + "</b>"; }
+  std::string quote(const std::string& text) const override { return "'" + e(text) + "'"; }
+  std::string verdict(bool ok) const override { return ok ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"; }
+  std::string all_held_mark() const override { return verdict(true) + " "; }
+};
+
+std::string facts_html(const Section& s) {
   std::vector<std::string> facts;
   if (!s.profile().empty()) facts.push_back("profile " + s.profile());
-  if (ex.contains("repeat"))
-    facts.push_back(fmt::format("{} measured run{} per cell, {} warm-up", ex.value("repeat", 0), ex.value("repeat", 0) == 1 ? "" : "s",
-                                ex.value("warmup", 0)));
-  const std::string params = params_text(ex.value("params", nlohmann::json::object()));
-  if (!params.empty()) facts.push_back("params " + params);
+  if (!s.runs_per_cell.empty()) facts.push_back(s.runs_per_cell);
+  if (!s.params.empty()) facts.push_back("params " + s.params);
   if (!s.sources.empty()) facts.push_back("results " + join(s.sources, ", "));
-  if (!facts.empty()) out += "<p class=\"facts\">" + e(join(facts, " · ")) + "</p>\n";
+  return facts.empty() ? "" : "<p class=\"facts\">" + e(join(facts, " · ")) + "</p>\n";
+}
 
-  if (!s.machines.empty()) out += "<h3>Machine" + std::string(s.multi_host() ? "s" : "") + "</h3>\n" + machines_html(s);
+std::string section_html(const Section& s) {
+  const Summary& sum = s.summary;
+  std::string out = "<section class=\"experiment\" id=\"" + e("x-" + s.experiment) + "\">\n<h2>" + e(s.experiment) +
+                    (s.description.empty() ? "" : " — " + e(s.description)) + "</h2>\n";
+  out += facts_html(s);
+  if (!s.machines.empty()) out += "<h3>Machine" + std::string(s.multi_host() ? "s" : "") + "</h3>\n" + table_html(s.machines_table, "machines");
   if (!s.builds.empty()) out += "<h3>Builds</h3>\n" + builds_html(s);
   if (!sum.cases.empty()) {
     out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations" +
@@ -339,61 +325,7 @@ std::string section_html(const Section& s) {
       out += "</div></div>\n";
     }
   }
-  if (s.context.details && !sum.cells.empty()) {
-    const bool vs = !s.baseline_of.empty();
-    std::vector<std::string> header{"case", "build", "runs", "wall median", "min–max", "cpu/wall", "init", "ratio"};
-    std::vector<bool> numeric{false, false, true, true, true, true, true, true};
-    if (vs) {
-      header.push_back("vs " + s.baseline_python);
-      numeric.push_back(true);
-    }
-    for (const char* x : {"peak RSS", "maxrss", "threads", "procs", "gil", "status"}) {
-      header.push_back(x);
-      numeric.push_back(std::string(x) != "gil" && std::string(x) != "status");
-    }
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& c : sum.cases)
-      for (const auto& i : sum.interpreters) {
-        const Cell* cell = sum.cell(c, i);
-        if (!cell || cell->runs.empty()) continue;
-        const auto timing = timing_texts(*cell);
-        std::vector<std::string> r{c, i, std::to_string(cell->runs.size()), timing[0], timing[1], timing[2],
-                                   format_seconds(cell->init_s.median),
-                                   cell->ratio ? fmt::format("{:.2f}x", cell->ratio->median) : "-"};
-        if (vs) r.push_back(vs_baseline_text(s, c, i));
-        for (const auto& x : {format_bytes(cell->peak_tree_rss_bytes), format_bytes(cell->max_rss_bytes), std::to_string(cell->peak_threads),
-                              std::to_string(cell->peak_processes), gil_text(*cell), cell->statuses})
-          r.push_back(x);
-        rows.push_back(r);
-      }
-    out += "<h3>Details</h3>\n" + table_html(header, rows, numeric, "details");
-    if (!sum.baseline.empty())
-      out += "<p class=\"muted\">ratio: wall / wall of '" + e(sum.baseline) + "' on the same build, paired by round (median).</p>\n";
-  }
-  std::string failures;
-  for (const auto& c : sum.cases)
-    for (const auto& i : sum.interpreters) {
-      const Cell* cell = sum.cell(c, i);
-      if (!cell) continue;
-      for (const auto& f : cell->failures)
-        failures += fmt::format("<li><span class=\"bad\">✗</span> <b>{}</b> @ {} ({} of {} runs): {}</li>\n", e(c), e(i),
-                                cell->runs_failed_expectations, cell->runs.size(), e(f));
-    }
-  if (!failures.empty()) out += "<h3>Expectations not met</h3>\n<ul class=\"failures\">\n" + failures + "</ul>\n";
-  else if (!sum.cells.empty()) out += "<p><span class=\"ok\">✓</span> Every expectation held.</p>\n";
-  const auto skips = group_skips(sum.skips);
-  if (!skips.empty()) {
-    out += "<h3>Skipped</h3>\n<ul class=\"skips\">\n";
-    for (const auto& g : skips)
-      out += "<li>" + (g.cases.empty() ? "" : e(join(g.cases, ", ")) + " @ ") + e(join(g.builds, ", ")) + ": " + e(g.reason) + "</li>\n";
-    out += "</ul>\n";
-  }
-  if (s.context.article.is_object() && !s.context.article.empty()) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& [k, v] : s.context.article.items()) rows.push_back({k, v.is_string() ? v.get<std::string>() : v.dump()});
-    out += "<h3>The article reported</h3>\n" + table_html({"case", "the article"}, rows, {}, "article");
-  }
-  for (const auto& n : s.notes) out += "<p class=\"note\">" + e(n) + "</p>\n";
+  out += render_findings(s, HtmlMarkup{});
   return out + "</section>\n";
 }
 
@@ -405,9 +337,7 @@ std::string render_html(const ReportModel& model) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                     "<title>gilhost report: " + e(join(names, ", ")) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n";
-  int runs = 0;
-  for (const auto& s : model.sections)
-    for (const auto& [k, c] : s.summary.cells) runs += static_cast<int>(c.runs.size());
+  const int runs = model.measured_runs();
   out += "<h1>gilhost report</h1>\n<p class=\"facts\">" +
          e(fmt::format("{} experiment{}, {} measured runs, from {}", model.sections.size(), model.sections.size() == 1 ? "" : "s", runs,
                        join(model.files, ", "))) + "</p>\n";

@@ -5,60 +5,43 @@
 #include <set>
 #include <stdexcept>
 
-#include "run/results_file.hpp"
-#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
 
 namespace {
 
-std::string hostname_of_meta(const nlohmann::json& meta) {
-  const auto it = meta.find("machine");
-  if (it == meta.end() || !it->is_object()) return "";
-  const auto h = it->find("hostname");
-  return h != it->end() && h->is_string() ? h->get<std::string>() : "";
-}
-
-std::string str_field(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
+std::string hostname_of(const MetaRecord& meta) { return meta.machine ? meta.machine->hostname : ""; }
 
 // The host a line belongs to: a record's tag, or a meta's machine.
-std::string line_host(const nlohmann::json& j) {
-  if (j.value("type", "") == "meta") return hostname_of_meta(j);
-  return str_field(j, "host");
+std::string line_host(const ResultsLine& line) {
+  if (const auto* meta = std::get_if<MetaRecord>(&line)) return hostname_of(*meta);
+  if (const auto* run = std::get_if<RunRecord>(&line)) return run->origin.host;
+  return std::get<SkipRecord>(line).origin.host;
 }
 
-bool is_meta(const nlohmann::json& j) { return j.value("type", "") == "meta"; }
+const std::string& line_source(const ResultsLine& line) {
+  if (const auto* meta = std::get_if<MetaRecord>(&line)) return meta->source;
+  if (const auto* run = std::get_if<RunRecord>(&line)) return run->origin.source;
+  return std::get<SkipRecord>(line).origin.source;
+}
+
+// A record's origin as the session it was read in says, where it has none yet.
+void tag_origin(RecordOrigin& o, const std::string& host, const std::string& path, int session) {
+  // A merged file merged again keeps the tags it has.
+  if (o.host.empty()) o.host = host;
+  if (o.source.empty()) o.source = path;
+  if (!o.session) o.session = std::max(session, 0);
+}
+
+// Relabels one label, keeping the label it had in `original` the first time.
+void relabel_field(std::string& label, std::optional<std::string>& original, const std::string& now) {
+  if (now == label) return;
+  if (!original) original = label;
+  label = now;
+}
 
 }  // namespace
-
-LoadedResults load_results_ordered(const std::string& path) {
-  LoadedResults out;
-  out.path = path;
-  const std::vector<std::string> lines = split(read_file(path), '\n');
-  for (std::size_t n = 0; n < lines.size(); ++n) {
-    if (trim(lines[n]).empty()) continue;
-    auto j = nlohmann::json::parse(lines[n], nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      ++out.malformed_lines;  // e.g. the last line, cut by a crash
-      continue;
-    }
-    // A record we would misread (a newer format, a run without its fields) stops the report: rows of
-    // zeros would look like measurements.
-    if (const std::string why = results_line_problem(j); !why.empty())
-      throw std::runtime_error(path + ":" + std::to_string(n + 1) + ": " + why);
-    out.lines.push_back(std::move(j));
-  }
-  if (out.lines.empty())
-    throw std::runtime_error(path + ": no gilhost record in it" +
-                             (out.malformed_lines ? " (" + std::to_string(out.malformed_lines) +
-                                                        " lines, none of them JSON: not a results file?)"
-                                                  : " (the file is empty)"));
-  return out;
-}
 
 std::string strip_host_tag(const std::string& label, const std::string& host) {
   const std::string suffix = "@" + host;
@@ -77,34 +60,35 @@ MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOption
     m.malformed_lines += in.malformed_lines;
     std::string host;
     int session = -1;
-    for (auto& j : in.lines) {
-      if (is_meta(j)) {
+    for (auto& line : in.lines) {
+      if (auto* meta = std::get_if<MetaRecord>(&line)) {
         ++session;
-        host = hostname_of_meta(j);
-        if (!j.contains("source")) j["source"] = in.path;
-        if (!j.contains("session")) j["session"] = session;
+        host = hostname_of(*meta);
+        if (meta->source.empty()) meta->source = in.path;
+        if (!meta->session) meta->session = session;
+      } else if (auto* run = std::get_if<RunRecord>(&line)) {
+        tag_origin(run->origin, host, in.path, session);
       } else {
-        // A merged file merged again keeps the tags it has.
-        if (!j.contains("host")) j["host"] = host;
-        if (!j.contains("source")) j["source"] = in.path;
-        if (!j.contains("session")) j["session"] = std::max(session, 0);
+        tag_origin(std::get<SkipRecord>(line).origin, host, in.path, session);
       }
-      stems.push_back(std::filesystem::path(str_field(j, "source")).stem().string());
-      m.lines.push_back(std::move(j));
+      stems.push_back(std::filesystem::path(line_source(line)).stem().string());
+      m.lines.push_back(std::move(line));
     }
   }
   if (options.tag == "none") return m;
 
   // Which hosts each label ran (or was skipped) on.
   std::map<std::string, std::set<std::string>> hosts_of;
-  for (const auto& j : m.lines) {
-    const std::string host = line_host(j);
-    if (is_meta(j)) {
-      for (const auto& i : j.value("interpreters", nlohmann::json::array()))
-        if (i.is_object()) hosts_of[str_field(i, "label")].insert(host);
+  for (const auto& line : m.lines) {
+    const std::string host = line_host(line);
+    if (const auto* meta = std::get_if<MetaRecord>(&line)) {
+      for (const auto& b : meta->interpreters) hosts_of[b.label].insert(host);
+    } else if (const auto* run = std::get_if<RunRecord>(&line)) {
+      if (!run->interpreter.empty()) hosts_of[run->interpreter].insert(host);
     } else {
-      for (const char* key : {"interpreter", "label"})
-        if (!str_field(j, key).empty()) hosts_of[str_field(j, key)].insert(host);
+      const auto& skip = std::get<SkipRecord>(line);
+      for (const std::string* label : {&skip.interpreter, &skip.label})
+        if (!label->empty()) hosts_of[*label].insert(host);
     }
   }
   std::set<std::string> notes;
@@ -123,28 +107,16 @@ MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOption
     return out;
   };
   for (std::size_t n = 0; n < m.lines.size(); ++n) {
-    auto& j = m.lines[n];
-    const std::string host = line_host(j);
-    if (is_meta(j)) {
-      if (!j.contains("interpreters") || !j["interpreters"].is_array()) continue;
-      for (auto& i : j["interpreters"]) {
-        if (!i.is_object()) continue;
-        const std::string old = str_field(i, "label");
-        const std::string now = relabel(old, host, stems[n]);
-        if (now == old) continue;
-        if (!i.contains("original_label")) i["original_label"] = old;
-        i["label"] = now;
-      }
-      continue;
-    }
-    const bool skip = j.value("type", "") == "skip";
-    for (const char* key : {"interpreter", "label"}) {
-      const std::string old = str_field(j, key);
-      const std::string now = relabel(old, host, stems[n]);
-      if (now == old) continue;
-      const char* keep = skip ? "original_label" : "original_interpreter";
-      if (!j.contains(keep)) j[keep] = old;
-      j[key] = now;
+    auto& line = m.lines[n];
+    const std::string host = line_host(line);
+    if (auto* meta = std::get_if<MetaRecord>(&line)) {
+      for (auto& b : meta->interpreters) relabel_field(b.label, b.original_label, relabel(b.label, host, stems[n]));
+    } else if (auto* run = std::get_if<RunRecord>(&line)) {
+      relabel_field(run->interpreter, run->original_interpreter, relabel(run->interpreter, host, stems[n]));
+    } else {
+      auto& skip = std::get<SkipRecord>(line);
+      relabel_field(skip.interpreter, skip.original_label, relabel(skip.interpreter, host, stems[n]));
+      relabel_field(skip.label, skip.original_label, relabel(skip.label, host, stems[n]));
     }
   }
   m.relabeled.assign(notes.begin(), notes.end());
@@ -155,12 +127,6 @@ MergedResults merge_files(const std::vector<std::string>& paths, const MergeOpti
   std::vector<LoadedResults> inputs;
   for (const auto& p : paths) inputs.push_back(load_results_ordered(p));
   return merge_results(std::move(inputs), options);
-}
-
-std::string to_jsonl(const MergedResults& merged) {
-  std::string out;
-  for (const auto& j : merged.lines) out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  return out;
 }
 
 }  // namespace gilhost

@@ -15,21 +15,6 @@ namespace gilhost {
 
 namespace {
 
-std::string str_of(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string meta_experiment_name(const nlohmann::json& meta) {
-  const auto it = meta.find("experiment");
-  return it != meta.end() && it->is_object() ? str_of(*it, "name") : "";
-}
-
-std::string meta_host(const nlohmann::json& meta) {
-  const auto it = meta.find("machine");
-  return it != meta.end() && it->is_object() ? str_of(*it, "hostname") : "";
-}
-
 // Which builds of a section the selector names, per host: an exact label, or a version spec with
 // an optional "t" for free-threaded builds and "+gil" for those run with their GIL forced on (the newest
 // match on each host).
@@ -78,7 +63,210 @@ void compute_vs_baseline(Section& s, const std::string& selector) {
   }
 }
 
+// A build no meta lists (a file cut before its header): what its runs say.
+BuildInfo build_info(const RunRecord& r) {
+  BuildInfo b;
+  b.label = r.interpreter;
+  b.original_label = r.original_interpreter;
+  b.host = r.origin.host;
+  b.version = r.python;
+  b.free_threaded = r.free_threaded;
+  b.gil_forced = r.gil_forced;
+  b.mode = r.mode;
+  b.executable = r.executable;
+  return b;
+}
+
+// Sessions merged (one per CI job, one per machine): builds by host, then version, whatever the order the
+// files were given in.
+void order_builds_by_host(Section& s) {
+  std::map<std::string, std::size_t> host_rank;
+  std::map<std::string, std::tuple<std::size_t, long, bool, std::string>> key;
+  for (const auto& r : s.runs) {
+    if (key.count(r.interpreter)) continue;
+    host_rank.emplace(r.origin.host, host_rank.size());
+    auto v = Version::parse(r.python);
+    key[r.interpreter] = {host_rank[r.origin.host], v ? v->key() : 0L, r.free_threaded, r.interpreter};
+  }
+  std::stable_sort(s.summary.interpreters.begin(), s.summary.interpreters.end(),
+                   [&](const std::string& a, const std::string& b) { return key[a] < key[b]; });
+}
+
+void collect_builds(Section& s) {
+  std::map<std::string, BuildInfo> known;
+  for (const auto& m : s.metas)
+    for (const auto& b : m.interpreters) known.emplace(b.label, BuildInfo{b, m.machine ? m.machine->hostname : ""});
+  for (const auto& label : s.summary.interpreters) {
+    if (auto it = known.find(label); it != known.end()) {
+      s.builds.push_back(it->second);
+      continue;
+    }
+    const auto run = std::find_if(s.runs.begin(), s.runs.end(), [&](const RunRecord& r) { return r.interpreter == label; });
+    if (run != s.runs.end()) s.builds.push_back(build_info(*run));
+  }
+}
+
+std::string column_heading(const Section& s, const std::string& label) {
+  const BuildInfo* b = s.build(label);
+  bool exec = b && b->mode == "exec";
+  for (const auto& [key, cell] : s.summary.cells)
+    if (key.second == label && cell.mode == "exec") exec = true;
+  return label + (exec ? " (exec)" : "");
+}
+
+Grid build_grid(const Section& s) {
+  Grid g;
+  const Summary& sum = s.summary;
+  for (const auto& i : sum.interpreters) {
+    auto base = s.baseline_of.find(i);
+    g.columns.push_back({i, column_heading(s, i), base != s.baseline_of.end() && base->second == i});
+  }
+  g.cases = sum.cases;
+  for (const auto& c : sum.cases) {
+    std::vector<GridCell> row;
+    for (const auto& i : sum.interpreters) {
+      GridCell cell;
+      if (const Cell* data = sum.cell(c, i)) {
+        cell.state = data->runs.empty() ? GridCell::State::warmup_only : GridCell::State::measured;
+        cell.wall = format_wall(data->wall_s);
+        cell.result = data->result_text;
+        cell.mark = verdict_mark(*data);
+        cell.expectations_ok = data->expectations_ok();
+        cell.statuses = data->statuses;
+        cell.show_statuses = data->statuses != "ok" && data->result_text != data->statuses;
+        auto base = s.baseline_of.find(i);
+        if (base != s.baseline_of.end() && base->second != i) cell.vs_baseline = vs_baseline_text(s, c, i);
+      }
+      row.push_back(cell);
+    }
+    g.cells.push_back(row);
+  }
+  return g;
+}
+
+Table build_details(const Section& s) {
+  const bool vs = s.compares_builds();
+  Table t;
+  const Align R = Align::right;
+  t.columns = {Column("case"),     Column("build", Align::left, true, "python"), Column("runs", R), Column("wall median", R),
+               Column("min–max", R), Column("cpu/wall", R), Column("init", R, false), Column("ratio", R)};
+  if (vs) t.columns.emplace_back("vs " + s.baseline_python, R, false);
+  for (const char* title : {"peak RSS", "maxrss", "threads", "procs"}) t.columns.emplace_back(title, R);
+  t.columns.emplace_back("gil");
+  t.columns.emplace_back("status");
+  const Summary& sum = s.summary;
+  for (const auto& c : sum.cases)
+    for (const auto& i : sum.interpreters) {
+      const Cell* cell = sum.cell(c, i);
+      if (!cell || cell->runs.empty()) continue;
+      // "-" where no run has a wall time (its case never started, e.g. a subinterpreter that could not be created).
+      const bool timed = cell->wall_s.n > 0;
+      std::vector<std::string> row{c,
+                                   i,
+                                   std::to_string(cell->runs.size()),
+                                   timed ? format_seconds(cell->wall_s.median) : "-",
+                                   timed ? format_seconds(cell->wall_s.min) + "–" + format_seconds(cell->wall_s.max) : "-",
+                                   timed ? fmt::format("{:.2f}", cell->cpu_per_wall.median) : "-",
+                                   format_seconds(cell->init_s.median),
+                                   cell->ratio ? fmt::format("{:.2f}x", cell->ratio->median) : "-"};
+      if (vs) row.push_back(vs_baseline_text(s, c, i));
+      for (const auto& x : {format_bytes(cell->peak_tree_rss_bytes), format_bytes(cell->max_rss_bytes),
+                            std::to_string(cell->peak_threads), std::to_string(cell->peak_processes), gil_text(*cell),
+                            cell->statuses})
+        row.push_back(x);
+      t.add_row(row);
+    }
+  return t;
+}
+
+Table build_vs_baseline(const Section& s) {
+  Table t;
+  t.columns.emplace_back("case", Align::left, true, "vs " + s.baseline_python);
+  for (const auto& i : s.summary.interpreters) t.columns.emplace_back(i);
+  for (const auto& c : s.summary.cases) {
+    std::vector<std::string> row{c};
+    for (const auto& i : s.summary.interpreters) row.push_back(s.summary.cell(c, i) ? vs_baseline_text(s, c, i) : "skipped");
+    t.add_row(row);
+  }
+  return t;
+}
+
+std::string cores_text(const MachineRecord& m) {
+  std::string cores = std::to_string(m.cores);
+  if (m.online_cpus && m.online_cpus != m.cores) cores += fmt::format(" (of {} online)", m.online_cpus);
+  return cores;
+}
+
+Table build_machines(const Section& s) {
+  Table t = Table::with_columns({"host", "CPU", "cores", "kernel", "arch", "memory"},
+                                {Align::left, Align::left, Align::right, Align::left, Align::left, Align::right});
+  for (const auto& m : s.machines)
+    t.add_row({m.hostname, m.cpu_model, cores_text(m), m.kernel, m.arch,
+               m.memory_bytes > 0 ? format_bytes(static_cast<double>(m.memory_bytes)) : "-"});
+  return t;
+}
+
+Table build_article(const Section& s) {
+  Table t = Table::with_columns({"case", "the article"});
+  for (const auto& [k, v] : s.experiment_meta.article) t.add_row({k, v.is_string() ? v.get<std::string>() : v.dump()});
+  return t;
+}
+
+std::vector<FailureLine> build_failures(const Summary& sum) {
+  std::vector<FailureLine> out;
+  for (const auto& c : sum.cases)
+    for (const auto& i : sum.interpreters)
+      if (const Cell* cell = sum.cell(c, i))
+        for (const auto& f : cell->failures) out.push_back({c, i, f, cell->runs_failed_expectations, cell->runs.size()});
+  return out;
+}
+
+std::string runs_per_cell_text(const ExperimentInfo& ex) {
+  if (!ex.repeat) return "";
+  return fmt::format("{} measured run{} per cell, {} warm-up", *ex.repeat, *ex.repeat == 1 ? "" : "s", ex.warmup);
+}
+
+// Everything a section shows, from its records.
+void complete_section(Section& s, const std::string& name, const ReportOptions& options) {
+  const ExperimentInfo& ex = s.experiment_meta;
+  std::map<std::string, std::string> show;
+  for (const auto& c : ex.cases)
+    if (!c.show.empty()) show[c.name] = c.show;
+  s.summary = summarize(s.runs, s.skips, ex.baseline, show);
+  if (s.summary.experiment.empty()) s.summary.experiment = name;
+  s.title = s.summary.experiment + (options.profile_in_title && !ex.profile.empty() ? " (profile " + ex.profile + ")" : "");
+
+  std::set<std::string> hosts;
+  for (const auto& m : s.metas)
+    if (m.machine && hosts.insert(m.machine->hostname).second) s.machines.push_back(*m.machine);
+  if (s.metas.size() > 1) order_builds_by_host(s);
+  collect_builds(s);
+
+  s.description = ex.description;
+  if (!s.metas.empty()) s.machine = s.metas.front().machine;
+  s.details = options.details;
+  if (!options.baseline_python.empty()) compute_vs_baseline(s, options.baseline_python);
+
+  s.grid = build_grid(s);
+  s.details_table = build_details(s);
+  if (s.compares_builds()) s.vs_baseline_table = build_vs_baseline(s);
+  s.machines_table = build_machines(s);
+  s.article_table = build_article(s);
+  s.failures = build_failures(s.summary);
+  s.skip_groups = group_skips(s.skips);
+  s.runs_per_cell = runs_per_cell_text(ex);
+  s.params = params_text(ex.params);
+}
+
 }  // namespace
+
+std::string grid_cell_text(const GridCell& cell, const std::string& separator) {
+  if (cell.state == GridCell::State::skipped) return "skipped";
+  if (cell.state == GridCell::State::warmup_only) return "(warm-up only)";
+  std::string text = cell.wall + separator + cell.result + " " + cell.mark;
+  if (cell.show_statuses) text += fmt::format(" [{}]", cell.statuses);
+  return text;
+}
 
 const BuildInfo* Section::build(const std::string& label) const {
   for (const auto& b : builds)
@@ -86,20 +274,40 @@ const BuildInfo* Section::build(const std::string& label) const {
   return nullptr;
 }
 
-std::string Section::profile() const { return str_of(experiment_meta, "profile"); }
-
-const nlohmann::json* Section::median_run(const std::string& case_name, const std::string& interpreter) const {
+const RunRecord* Section::median_run(const std::string& case_name, const std::string& interpreter) const {
   const Cell* c = summary.cell(case_name, interpreter);
   if (!c || c->runs.empty()) return nullptr;
-  std::vector<const nlohmann::json*> runs;
+  std::vector<const RunRecord*> ranked;
   for (const auto& r : c->runs)
-    if (r.value("status", "") == "ok") runs.push_back(&r);
-  if (runs.empty())
-    for (const auto& r : c->runs) runs.push_back(&r);
-  std::sort(runs.begin(), runs.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
-    return a->value("wall_ns", std::int64_t{0}) < b->value("wall_ns", std::int64_t{0});
-  });
-  return runs[(runs.size() - 1) / 2];
+    if (r.is_ok()) ranked.push_back(&r);
+  if (ranked.empty())
+    for (const auto& r : c->runs) ranked.push_back(&r);
+  std::sort(ranked.begin(), ranked.end(), [](const RunRecord* a, const RunRecord* b) { return a->wall_ns < b->wall_ns; });
+  return ranked[(ranked.size() - 1) / 2];
+}
+
+int ReportModel::measured_runs() const {
+  int measured = 0;
+  for (const auto& s : sections)
+    for (const auto& [k, c] : s.summary.cells) measured += static_cast<int>(c.runs.size());
+  return measured;
+}
+
+int ReportModel::expectation_failures() const {
+  int failures = 0;
+  for (const auto& s : sections) failures += s.summary.expectation_failures;
+  return failures;
+}
+
+ReportModel build_session_report(const std::string& path, const MetaRecord& meta, const std::vector<SkipRecord>& skips,
+                                 const std::vector<RunRecord>& runs, const ReportOptions& options) {
+  // In the file's order: the meta, the skips, the runs; tagged as merge tags a file it reads.
+  LoadedResults written;
+  written.path = path;
+  written.lines.emplace_back(meta);
+  written.lines.insert(written.lines.end(), skips.begin(), skips.end());
+  written.lines.insert(written.lines.end(), runs.begin(), runs.end());
+  return build_report_model(merge_results({written}), options);
 }
 
 ReportModel build_report_model(const MergedResults& merged, const ReportOptions& options) {
@@ -118,100 +326,27 @@ ReportModel build_report_model(const MergedResults& merged, const ReportOptions&
     }
     return sections[name];
   };
-  for (const auto& j : merged.lines) {
-    const std::string type = j.value("type", "");
-    if (type == "meta") {
-      Section& s = section(meta_experiment_name(j));
-      if (s.metas.empty() && j.contains("experiment") && j["experiment"].is_object()) s.experiment_meta = j["experiment"];
-      s.metas.push_back(j);
-      add_unique(s.sources, str_of(j, "source"));
-    } else if (type == "run" || type == "skip") {
-      Section& s = section(j.value("experiment", ""));
-      s.records.push_back(j);
-      add_unique(s.sources, str_of(j, "source"));
+  for (const auto& line : merged.lines) {
+    if (const auto* meta = std::get_if<MetaRecord>(&line)) {
+      Section& s = section(meta->experiment.name);
+      if (s.metas.empty()) s.experiment_meta = meta->experiment;
+      s.metas.push_back(*meta);
+      add_unique(s.sources, meta->source);
+    } else if (const auto* run = std::get_if<RunRecord>(&line)) {
+      Section& s = section(run->experiment);
+      s.runs.push_back(*run);
+      add_unique(s.sources, run->origin.source);
+    } else {
+      const auto& skip = std::get<SkipRecord>(line);
+      Section& s = section(skip.experiment);
+      s.skips.push_back(skip);
+      add_unique(s.sources, skip.origin.source);
     }
   }
 
   for (const auto& name : order) {
     Section& s = sections[name];
-    if (s.records.empty() && s.metas.empty()) continue;
-    const nlohmann::json& ex = s.experiment_meta;
-    std::map<std::string, std::string> show;
-    for (const auto& c : ex.value("cases", nlohmann::json::array()))
-      if (c.is_object() && !str_of(c, "show").empty()) show[str_of(c, "name")] = str_of(c, "show");
-    s.summary = summarize(s.records, str_of(ex, "baseline"), show);
-    if (s.summary.experiment.empty()) s.summary.experiment = name;
-
-    std::set<std::string> hosts;
-    for (const auto& m : s.metas)
-      if (m.contains("machine") && m["machine"].is_object() && hosts.insert(meta_host(m)).second)
-        s.machines.push_back(m["machine"]);
-
-    if (s.metas.size() > 1) {
-      // Sessions merged (one per CI job, one per machine): builds by host, then version, whatever the
-      // order the files were given in.
-      std::map<std::string, std::size_t> host_rank;
-      std::map<std::string, std::tuple<std::size_t, long, bool, std::string>> key;
-      for (const auto& r : s.records) {
-        if (r.value("type", "") != "run") continue;
-        const std::string label = str_of(r, "interpreter");
-        if (key.count(label)) continue;
-        const std::string host = str_of(r, "host");
-        host_rank.emplace(host, host_rank.size());
-        auto v = Version::parse(str_of(r, "python"));
-        key[label] = {host_rank[host], v ? v->key() : 0L, r.value("free_threaded", false), label};
-      }
-      std::stable_sort(s.summary.interpreters.begin(), s.summary.interpreters.end(),
-                       [&](const std::string& a, const std::string& b) { return key[a] < key[b]; });
-    }
-
-    std::map<std::string, BuildInfo> known;
-    for (const auto& m : s.metas)
-      for (const auto& i : m.value("interpreters", nlohmann::json::array())) {
-        if (!i.is_object()) continue;
-        BuildInfo b;
-        b.label = str_of(i, "label");
-        b.original_label = i.contains("original_label") ? str_of(i, "original_label") : b.label;
-        b.host = meta_host(m);
-        b.version = str_of(i, "version");
-        b.free_threaded = i.value("free_threaded", false);
-        b.gil_forced = i.value("gil_forced", false);
-        b.mode = str_of(i, "mode");
-        b.compiler = str_of(i, "compiler");
-        b.source = str_of(i, "source");
-        b.executable = str_of(i, "executable");
-        b.libpython = str_of(i, "libpython");
-        b.build_flags = str_of(i, "build_flags");
-        known.emplace(b.label, b);
-      }
-    for (const auto& label : s.summary.interpreters) {
-      auto it = known.find(label);
-      if (it != known.end()) {
-        s.builds.push_back(it->second);
-        continue;
-      }
-      BuildInfo b;  // no meta for it (a file cut before its header): what its runs say
-      b.label = b.original_label = label;
-      for (const auto& r : s.records)
-        if (r.value("type", "") == "run" && str_of(r, "interpreter") == label) {
-          b.host = str_of(r, "host");
-          b.version = str_of(r, "python");
-          b.free_threaded = r.value("free_threaded", false);
-          b.gil_forced = r.value("gil_forced", false);
-          b.mode = str_of(r, "mode");
-          b.executable = str_of(r, "executable");
-          if (r.contains("original_interpreter")) b.original_label = str_of(r, "original_interpreter");
-          break;
-        }
-      s.builds.push_back(b);
-    }
-
-    s.context.description = str_of(ex, "description");
-    s.context.machine = s.metas.empty() ? nlohmann::json() : s.metas.front().value("machine", nlohmann::json());
-    s.context.article = ex.value("article", nlohmann::json::object());
-    s.context.results_path = join(s.sources, ", ");
-    s.context.details = options.details;
-    if (!options.baseline_python.empty()) compute_vs_baseline(s, options.baseline_python);
+    complete_section(s, name, options);
     model.sections.push_back(std::move(s));
   }
   return model;
@@ -230,59 +365,32 @@ std::string vs_baseline_text(const Section& s, const std::string& case_name, con
   return it == s.vs_baseline.end() ? "-" : format_ratio(it->second);
 }
 
-std::string machine_summary(const nlohmann::json& m) {
-  if (!m.is_object()) return "";
-  std::string out = m.value("cpu_model", "unknown CPU");
-  out += fmt::format(" · {} cores", m.value("cores", 0));
-  if (m.value("online_cpus", 0) && m.value("online_cpus", 0) != m.value("cores", 0))
-    out += fmt::format(" (of {} online)", m.value("online_cpus", 0));
-  if (!m.value("kernel", "").empty()) out += " · " + m.value("kernel", "");
-  if (!m.value("arch", "").empty()) out += " · " + m.value("arch", "");
-  if (m.value("memory_bytes", 0.0) > 0) out += " · " + format_bytes(m.value("memory_bytes", 0.0)) + " RAM";
+std::string machine_summary(const MachineRecord& m) {
+  std::string out = fmt::format("{} · {} cores", m.cpu_model, m.cores);
+  if (m.online_cpus && m.online_cpus != m.cores) out += fmt::format(" (of {} online)", m.online_cpus);
+  if (!m.kernel.empty()) out += " · " + m.kernel;
+  if (!m.arch.empty()) out += " · " + m.arch;
+  if (m.memory_bytes > 0) out += " · " + format_bytes(static_cast<double>(m.memory_bytes)) + " RAM";
   return out;
 }
 
-std::vector<SkipGroup> group_skips(const std::vector<nlohmann::json>& skips) {
+std::string params_text(const nlohmann::json& params) {
+  if (!params.is_object() || params.empty()) return "";
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : params.items()) parts.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+  return join(parts, ", ");
+}
+
+std::vector<SkipGroup> group_skips(const std::vector<SkipRecord>& skips) {
   std::vector<SkipGroup> out;
   for (const auto& k : skips) {
-    const std::string reason = k.value("reason", "");
-    auto it = std::find_if(out.begin(), out.end(), [&](const SkipGroup& g) { return g.reason == reason; });
+    auto it = std::find_if(out.begin(), out.end(), [&](const SkipGroup& g) { return g.reason == k.reason; });
     if (it == out.end()) {
-      out.push_back({reason, {}, {}});
+      out.push_back({k.reason, {}, {}});
       it = out.end() - 1;
     }
-    const std::string c = k.value("case", "");
-    add_unique(it->cases, c.substr(0, c.find('[')));
-    const std::string who = k.value("label", k.value("interpreter", ""));
-    add_unique(it->builds, who.empty() ? k.value("selector", "") : who);
-  }
-  return out;
-}
-
-std::string render_text(const ReportModel& model) {
-  std::string out;
-  for (std::size_t n = 0; n < model.sections.size(); ++n) {
-    const Section& s = model.sections[n];
-    if (n) out += "\n";
-    out += render_report(s.summary, s.context);
-    if (s.multi_host()) {
-      out += "machines:\n";
-      for (const auto& m : s.machines) out += "  " + m.value("hostname", "?") + ": " + machine_summary(m) + "\n";
-    }
-    if (!s.baseline_python.empty() && !s.baseline_of.empty()) {
-      std::vector<std::string> header{"vs " + s.baseline_python};
-      for (const auto& i : s.summary.interpreters) header.push_back(i);
-      TextTable t(header);
-      for (const auto& c : s.summary.cases) {
-        std::vector<std::string> row{c};
-        for (const auto& i : s.summary.interpreters) row.push_back(vs_baseline_text(s, c, i));
-        t.add_row(row);
-      }
-      out += "\n" + t.render();
-      out += "vs " + s.baseline_python + ": wall / wall of the " + s.baseline_python +
-             " build on the same machine, same case, paired by repeat (median ± MAD)\n";
-    }
-    for (const auto& note : s.notes) out += "note: " + note + "\n";
+    add_unique(it->cases, k.case_name.substr(0, k.case_name.find('[')));
+    add_unique(it->builds, k.build());
   }
   return out;
 }

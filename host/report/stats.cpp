@@ -33,11 +33,4 @@ Stats compute_stats(std::vector<double> v) {
   return s;
 }
 
-std::vector<double> paired_ratios(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> out;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-    if (a[i] > 0 && b[i] > 0) out.push_back(a[i] / b[i]);
-  return out;
-}
-
 }  // namespace gilhost

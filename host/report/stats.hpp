@@ -16,7 +16,4 @@ struct Stats {
 Stats compute_stats(std::vector<double> values);
 double median_of(std::vector<double> values);
 
-// Ratios a[i] / b[i] of paired runs (same round), skipping pairs where either is missing (<= 0).
-std::vector<double> paired_ratios(const std::vector<double>& a, const std::vector<double>& b);
-
 }  // namespace gilhost

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "config/expect.hpp"
+#include "report/ratio.hpp"
 #include "util/tagged_number.hpp"
 #include "util/strings.hpp"
 
@@ -45,9 +46,9 @@ std::string gil_text(const Cell& cell) {
 
 namespace {
 
-nlohmann::json shown_value(const nlohmann::json& run, const std::string& show) {
-  if (!run.value("has_result", false)) return nullptr;
-  const nlohmann::json& result = run["result"];
+nlohmann::json shown_value(const RunRecord& run, const std::string& show) {
+  if (!run.has_result) return nullptr;
+  const nlohmann::json& result = run.result;
   if (show.empty()) return result;
   nlohmann::json out;
   if (lookup_key(result, show, out)) return out;
@@ -84,27 +85,24 @@ std::string describe_results(const std::vector<nlohmann::json>& values, bool any
 
 }  // namespace
 
-Summary summarize(const std::vector<nlohmann::json>& records, const std::string& baseline,
+Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
                   const std::map<std::string, std::string>& show) {
   Summary s;
   s.baseline = baseline;
+  s.skips = skips;
   std::set<std::string> seen_cases, seen_interps;
-  for (const auto& r : records) {
-    if (r.value("type", "") == "skip") {
-      s.skips.push_back(r);
-      continue;
-    }
-    if (r.value("type", "") != "run") continue;
-    if (s.experiment.empty()) s.experiment = r.value("experiment", "");
-    const std::string c = r.value("case", ""), i = r.value("interpreter", "");
+  for (const auto& r : runs) {
+    if (s.experiment.empty()) s.experiment = r.experiment;
+    const std::string& c = r.case_name;
+    const std::string& i = r.interpreter;
     if (seen_cases.insert(c).second) s.cases.push_back(c);
     if (seen_interps.insert(i).second) s.interpreters.push_back(i);
     Cell& cell = s.cells[{c, i}];
     cell.case_name = c;
     cell.interpreter = i;
-    cell.free_threaded = r.value("free_threaded", false);
-    cell.mode = r.value("mode", "");
-    if (!r.value("warmup", false)) cell.runs.push_back(r);
+    cell.free_threaded = r.free_threaded;
+    cell.mode = r.mode;
+    if (!r.warmup) cell.runs.push_back(r);
   }
 
   for (auto& [key, cell] : s.cells) {
@@ -116,46 +114,37 @@ Summary summarize(const std::vector<nlohmann::json>& records, const std::string&
     auto show_it = show.find(cell.case_name);
     const std::string show_key = show_it == show.end() ? "" : show_it->second;
     for (const auto& r : cell.runs) {
-      const std::string status = r.value("status", "");
-      ++status_count[status];
+      ++status_count[status_name(r.status)];
       // A case that never started (a subinterpreter that could not be created) has no wall time to show.
-      if (status == "ok" || (status == "error" && r.value("wall_ns", std::int64_t{0}) > 0)) {
-        wall.push_back(static_cast<double>(r.value("wall_ns", std::int64_t{0})) / 1e9);
-        cpw.push_back(r.value("cpu_per_wall", 0.0));
+      if (r.is_ok() || (r.status == RunStatus::error && r.wall_ns > 0)) {
+        wall.push_back(static_cast<double>(r.wall_ns) / 1e9);
+        cpw.push_back(r.cpu_per_wall);
       }
-      init.push_back(static_cast<double>(r.value("init_ns", std::int64_t{0})) / 1e9);
-      const auto& cpu = r.contains("cpu") ? r["cpu"] : nlohmann::json::object();
-      vol.push_back(static_cast<double>(cpu.value("voluntary_switches", 0L)));
-      invol.push_back(static_cast<double>(cpu.value("involuntary_switches", 0L)));
-      if (r.contains("rss") && r["rss"].is_object()) {
-        cell.peak_tree_rss_bytes = std::max(cell.peak_tree_rss_bytes, static_cast<double>(r["rss"].value("peak_tree_rss_bytes", 0LL)));
-        cell.peak_threads = std::max(cell.peak_threads, r["rss"].value("peak_threads", 0));
-        cell.peak_processes = std::max(cell.peak_processes, r["rss"].value("peak_processes", 0));
+      init.push_back(static_cast<double>(r.init_ns) / 1e9);
+      const CaseCpu cpu = r.cpu.value_or(CaseCpu{});
+      vol.push_back(static_cast<double>(cpu.voluntary_switches));
+      invol.push_back(static_cast<double>(cpu.involuntary_switches));
+      if (r.rss) {
+        cell.peak_tree_rss_bytes = std::max(cell.peak_tree_rss_bytes, static_cast<double>(r.rss->peak_tree_rss_bytes));
+        cell.peak_threads = std::max(cell.peak_threads, r.rss->peak_threads);
+        cell.peak_processes = std::max(cell.peak_processes, r.rss->peak_processes);
       }
-      cell.max_rss_bytes = std::max(cell.max_rss_bytes, static_cast<double>(r.value("max_rss_kb", 0L)) * 1024.0);
-      if (r.contains("gil_enabled") && r["gil_enabled"].is_boolean()) {
-        bool on = r["gil_enabled"].get<bool>();
-        cell.gil_enabled = cell.gil_enabled.has_value() ? (*cell.gil_enabled && on) : on;
-      }
-      cell.gil_forced |= r.value("gil_forced", false);
-      for (const auto& name : r.value("gil_reenabled_by", nlohmann::json::array()))
-        if (name.is_string()) add_unique(cell.gil_reenabled_by, name.get<std::string>());
-      nlohmann::json v = shown_value(r, show_key);
-      if (r.value("has_result", false)) values.push_back(v);
-      if (r.contains("error") && r["error"].is_object()) {
+      cell.max_rss_bytes = std::max(cell.max_rss_bytes, static_cast<double>(r.max_rss_kb) * 1024.0);
+      if (r.gil_enabled) cell.gil_enabled = cell.gil_enabled.has_value() ? (*cell.gil_enabled && *r.gil_enabled) : *r.gil_enabled;
+      cell.gil_forced |= r.gil_forced;
+      for (const auto& name : r.gil_reenabled_by) add_unique(cell.gil_reenabled_by, name);
+      if (r.has_result) values.push_back(shown_value(r, show_key));
+      if (r.error) {
         any_error = true;
-        error_type = r["error"].value("type", "");
-      } else if (status != "ok") {
+        error_type = r.error->type;
+      } else if (!r.is_ok()) {
         any_error = true;
-        error_type = status;
+        error_type = status_name(r.status);
       }
-      if (!r.value("expect_ok", true)) {
+      if (!r.expect_ok) {
         ++cell.runs_failed_expectations;
-        for (const auto& chk : r.value("expect", nlohmann::json::array()))
-          if (!chk.value("ok", true)) {
-            std::string f = chk.value("expect", "") + ": " + chk.value("detail", "");
-            if (std::find(cell.failures.begin(), cell.failures.end(), f) == cell.failures.end()) cell.failures.push_back(f);
-          }
+        for (const auto& chk : r.expect)
+          if (!chk.ok) add_unique(cell.failures, chk.expect + ": " + chk.detail);
       }
     }
     cell.wall_s = compute_stats(wall);
@@ -174,21 +163,11 @@ Summary summarize(const std::vector<nlohmann::json>& records, const std::string&
     // The baseline may be named by its base name when it was swept: take the first expansion.
     std::string base_case;
     for (const auto& c : s.cases)
-      if (c == baseline || (base_case.empty() && starts_with(c, baseline + "["))) base_case = c;
+      if (c == baseline || (base_case.empty() && starts_with(c, baseline + '['))) base_case = c;
     for (auto& [key, cell] : s.cells) {
       const Cell* b = s.cell(base_case, cell.interpreter);
       if (!b || base_case.empty()) continue;
-      std::map<int, double> bw;
-      for (const auto& r : b->runs)
-        if (r.value("status", "") == "ok") bw[r.value("repeat", 0)] = static_cast<double>(r.value("wall_ns", std::int64_t{0}));
-      std::vector<double> a_vals, b_vals;
-      for (const auto& r : cell.runs) {
-        auto it = bw.find(r.value("repeat", 0));
-        if (it == bw.end() || r.value("status", "") != "ok") continue;
-        a_vals.push_back(static_cast<double>(r.value("wall_ns", std::int64_t{0})));
-        b_vals.push_back(it->second);
-      }
-      auto ratios = paired_ratios(a_vals, b_vals);
+      const auto ratios = paired_wall_ratios(cell.runs, b->runs);
       if (!ratios.empty()) cell.ratio = compute_stats(ratios);
     }
   }

@@ -8,13 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "report/stats.hpp"
+#include "results/record.hpp"
 
 namespace gilhost {
 
 struct Cell {
   std::string case_name;
   std::string interpreter;
-  std::vector<nlohmann::json> runs;  // measured (not warm-up), in round order
+  std::vector<RunRecord> runs;  // measured (not warm-up), in round order
   Stats wall_s;
   Stats cpu_per_wall;
   Stats init_s;  // interpreter start-up in the runner
@@ -27,7 +28,7 @@ struct Cell {
   std::vector<std::string> failures;  // "result == 4000000: got 3999999"
   std::string statuses;               // "ok", or "ok x2, error x1"
   std::string result_text;            // what the table shows
-  std::optional<Stats> ratio;         // against the baseline case, paired by round
+  std::optional<Stats> ratio;         // against the baseline case, paired by paired_wall_ratios
   std::optional<bool> gil_enabled;    // false when any run ended with the GIL off
   bool gil_forced = false;            // a free-threaded build run with PYTHON_GIL=1 (`+gil`)
   std::vector<std::string> gil_reenabled_by;  // modules whose import turned the GIL back on, any run
@@ -43,14 +44,14 @@ struct Summary {
   std::vector<std::string> cases;         // first-seen order
   std::vector<std::string> interpreters;  // first-seen order
   std::map<std::pair<std::string, std::string>, Cell> cells;
-  std::vector<nlohmann::json> skips;
+  std::vector<SkipRecord> skips;
   int expectation_failures = 0;  // cells
 
   const Cell* cell(const std::string& c, const std::string& i) const;
 };
 
 // `show` maps a case name to the key of its dict result to display (from the experiment file).
-Summary summarize(const std::vector<nlohmann::json>& records, const std::string& baseline,
+Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
                   const std::map<std::string, std::string>& show = {});
 
 // The gil column: on, off, "on (forced)", "GIL re-enabled by NAME", "ON (re-enabled)" (a free-threaded

@@ -1,14 +1,34 @@
 #pragma once
-// Terminal tables: the cases x interpreters grid, the per-cell details, failures and skips.
-#include <array>
+// One table as every format shows it: a header of columns and rows of cell texts, built once; the
+// terminal, Markdown and HTML emitters only add their syntax (report/text, markdown, html).
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "report/summary.hpp"
+#include "report/stats.hpp"
 
 namespace gilhost {
+
+enum class Align { left, right };
+
+struct Column {
+  Column(std::string title_, Align align_ = Align::left, bool in_terminal_ = true, std::string terminal_title_ = "")
+      : title(std::move(title_)), align(align_), in_terminal(in_terminal_), terminal_title(std::move(terminal_title_)) {}
+  std::string title;
+  Align align = Align::left;
+  // The terminal's narrower view leaves some columns out, and may name one more tersely.
+  bool in_terminal = true;
+  std::string terminal_title;  // "" = title
+};
+
+struct Table {
+  std::vector<Column> columns;
+  std::vector<std::vector<std::string>> rows;
+  // Columns of `titles`, each aligned as `align` says (left where it says nothing).
+  static Table with_columns(const std::vector<std::string>& titles, const std::vector<Align>& align = {});
+  void add_row(std::vector<std::string> row);  // short rows are padded with empty cells
+  bool empty() const { return rows.empty(); }
+};
 
 // A plain text table whose columns size themselves to their widest cell (UTF-8 aware).
 class TextTable {
@@ -23,19 +43,13 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-struct ReportContext {
-  std::string description;
-  nlohmann::json machine;  // machine_metadata()
-  nlohmann::json article;  // [experiment.article]
-  std::string results_path;
-  bool details = true;
-};
+// The terminal's view of a table: its in_terminal columns, under their terminal titles.
+std::string render_text_table(const Table& table);
+
+// `text` with each character that `replacements` names replaced by its text (escaping for a format).
+std::string replace_characters(const std::string& text, const std::vector<std::pair<char, const char*>>& replacements);
 
 // "0.312 s ±1.2%"
 std::string format_wall(const Stats& s);
-// A cell's "wall median", "min–max" and "cpu/wall" for the details tables; "-" where no run has a wall
-// time (its case never started, e.g. a subinterpreter that could not be created).
-std::array<std::string, 3> timing_texts(const Cell& cell);
-std::string render_report(const Summary& summary, const ReportContext& context);
 
 }  // namespace gilhost

@@ -3,14 +3,13 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "config/experiment.hpp"
 #include "discover/interpreter.hpp"
+#include "results/record.hpp"
 
 namespace gilhost {
 
 // `config_file`: the experiment file as given on the command line (recorded absolute).
-nlohmann::json make_meta(const Experiment& ex, const std::vector<Interpreter>& selected, const std::string& config_file);
+MetaRecord make_meta(const Experiment& ex, const std::vector<Interpreter>& selected, const std::string& config_file);
 
 }  // namespace gilhost

@@ -8,6 +8,7 @@
 #include "config/expect.hpp"
 #include "measure/clock.hpp"
 #include "protocol/codec.hpp"
+#include "results/record_json.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -36,8 +37,6 @@ const Event* find_event(const std::optional<Event>& event) {
   return event ? &*event : nullptr;
 }
 
-nlohmann::json optional_json(const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
-
 // "2", "0.5", "1.25": a timeout as written, without std::to_string's trailing zeros.
 std::string fmt_seconds(double s) {
   char buf[32];
@@ -61,11 +60,30 @@ std::vector<std::string> modules_in_gil_warnings(const std::string& stderr_text)
 // Which modules turned the GIL back on: what the runner saw flip it; when the GIL is on and the runner saw
 // nothing (it flipped before the bootstrap ran, e.g. at start-up from a .pth file), the warning on stderr.
 // Not forced, for a forced GIL was never off to be turned on.
-nlohmann::json gil_reenabled_by(const protocol::Outcome& outcome, bool free_threaded, bool forced, const std::string& stderr_text) {
-  nlohmann::json names = outcome.gil_reenabled_by;
+std::vector<std::string> gil_reenabled_by(const protocol::Outcome& outcome, bool free_threaded, bool forced,
+                                          const std::string& stderr_text) {
+  std::vector<std::string> names = outcome.gil_reenabled_by;
   if (names.empty() && free_threaded && !forced && outcome.gil_enabled == true)
     names = modules_in_gil_warnings(stderr_text);
   return names;
+}
+
+// The case event's parts as the record's types.
+std::optional<RunError> case_error(const std::optional<protocol::CaseError>& e) {
+  if (!e) return std::nullopt;
+  return RunError{e->type, e->qualname, e->message};
+}
+
+CaseCpu case_cpu(const protocol::CpuDelta& cpu) {
+  CaseCpu c;
+  c.user_ns = cpu.user_ns;
+  c.sys_ns = cpu.sys_ns;
+  c.children_user_ns = cpu.children_user_ns;
+  c.children_sys_ns = cpu.children_sys_ns;
+  c.cpu_ns = cpu.cpu_ns;
+  c.voluntary_switches = cpu.voluntary_switches;
+  c.involuntary_switches = cpu.involuntary_switches;
+  return c;
 }
 
 std::string signal_name(int sig) {
@@ -87,143 +105,128 @@ std::string missing_case_note(const ChildResult& child) {
 
 }  // namespace
 
-nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child) {
+RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child) {
   const Case& c = *run.c;
   const Interpreter& in = *run.interp;
-  nlohmann::json r = {{"type", "run"},
-                      {"experiment", ex.name},
-                      {"case", c.name},
-                      {"base_case", c.base_name},
-                      {"params", c.params},
-                      {"sweep", c.sweep_values},
-                      {"interpreter", in.label},
-                      {"python", in.version_full},
-                      {"executable", in.executable},
-                      {"free_threaded", in.free_threaded},
-                      {"mode", c.subinterpreters > 0 ? "subinterpreters" : in.mode()},
-                      {"subinterpreters", c.subinterpreters},
-                      {"gil", c.subinterpreters > 0 ? to_string(c.gil) : ""},
-                      {"round", run.round},
-                      {"repeat", run.repeat},
-                      {"warmup", run.warmup},
-                      {"time_unix_ns", realtime_ns()}};
+  RunRecord r;
+  r.experiment = ex.name;
+  r.case_name = c.name;
+  r.base_case = c.base_name;
+  r.params = c.params;
+  r.sweep = c.sweep_values;
+  r.interpreter = in.label;
+  r.python = in.version_full;
+  r.executable = in.executable;
+  r.free_threaded = in.free_threaded;
+  r.mode = c.subinterpreters > 0 ? "subinterpreters" : in.mode();
+  r.subinterpreters = c.subinterpreters;
+  r.gil = c.subinterpreters > 0 ? to_string(c.gil) : "";
+  r.round = run.round;
+  r.repeat = run.repeat;
+  r.warmup = run.warmup;
+  r.time_unix_ns = realtime_ns();
 
   const protocol::CaseEvent* cs = find_event(child.events.case_event);
   const protocol::FinalizedEvent* fin = find_event(child.events.finalized);
   const protocol::RunnerErrorEvent* rerr = find_event(child.events.runner_error);
   const protocol::Outcome outcome = cs ? cs->outcome : protocol::Outcome{};
 
-  std::string status;
-  nlohmann::json error = outcome.error ? nlohmann::json(*outcome.error) : nlohmann::json();
+  std::optional<RunError> error = case_error(outcome.error);
   std::string note;
   if (!child.spawn_error.empty()) {
-    status = "error";
-    error = {{"type", "GilhostSpawnError"}, {"message", child.spawn_error}};
+    r.status = RunStatus::error;
+    error = RunError{"GilhostSpawnError", "", child.spawn_error};
   } else if (child.timed_out) {
-    status = "timeout";
+    r.status = RunStatus::timeout;
     note = "killed after the " + fmt_seconds(ex.timeout_s) + " s timeout" +
            (cs ? " (after the case returned: interpreter shutdown was waiting, e.g. for a non-daemon thread)" : "");
   } else if (child.interrupted) {
-    status = "interrupted";
+    r.status = RunStatus::interrupted;
   } else if (child.signal != 0) {
-    status = "crashed";
+    r.status = RunStatus::crashed;
     note = "killed by " + signal_name(child.signal) + (cs ? " after the case" : "");
   } else if (rerr) {
-    status = "error";
-    error = {{"type", "GilhostRunnerError"}, {"message", std::string(protocol::to_string(rerr->stage)) + ": " + rerr->message}};
+    r.status = RunStatus::error;
+    error = RunError{"GilhostRunnerError", "", std::string(protocol::to_string(rerr->stage)) + ": " + rerr->message};
   } else if (child.events.unreadable > 0) {
-    status = "error";
+    r.status = RunStatus::error;
     note = std::to_string(child.events.unreadable) + " line" + (child.events.unreadable > 1 ? "s" : "") +
            " on the event channel (fd " + std::to_string(child.event_fd) + ") could not be read (the first: '" +
            child.events.first_unreadable + "': " + child.events.first_unreadable_why + ")" +
-           (cs ? "" : ", and the case was never reported") +
-           "; did the script write to it?";
-  } else if (!cs || child.exit_code != 0 || !error.is_null()) {
+           (cs ? "" : ", and the case was never reported") + "; did the script write to it?";
+  } else if (!cs || child.exit_code != 0 || error) {
     // A run whose outcome never arrived is no measurement, whatever its exit status.
-    status = "error";
+    r.status = RunStatus::error;
     if (!cs) note = missing_case_note(child);
   } else {
-    status = "ok";
+    r.status = RunStatus::ok;
   }
 
   if (cs && !cs->note.empty()) note += (note.empty() ? "" : "; ") + cs->note;
 
-  const std::int64_t wall = cs ? cs->wall_ns : child.wall_ns;
-  const nlohmann::json cpu = cs ? nlohmann::json(cs->cpu) : nlohmann::json::object();
-  const std::int64_t cpu_ns = cs ? cs->cpu.cpu_ns : 0;
-  r["status"] = status;
-  r["exit_code"] = child.exit_code;
-  r["signal"] = child.signal;
-  r["note"] = note;
-  r["wall_ns"] = wall;
-  r["wall_from"] = cs ? "runner" : "parent";
-  r["parent_wall_ns"] = child.wall_ns;
-  r["init_ns"] = cs ? cs->init_ns.value_or(0) : 0;
-  r["prepare_ns"] = cs ? cs->prepare_ns : 0;
+  r.wall_ns = cs ? cs->wall_ns : child.wall_ns;
+  r.exit_code = child.exit_code;
+  r.signal = child.signal;
+  r.note = note;
+  r.wall_from = cs ? "runner" : "parent";
+  r.parent_wall_ns = child.wall_ns;
+  r.init_ns = cs ? cs->init_ns.value_or(0) : 0;
+  r.prepare_ns = cs ? cs->prepare_ns : 0;
   if (cs && cs->bootstrap_ns) {
-    r["bootstrap_ns"] = *cs->bootstrap_ns;
-    r["bootstrap_cached"] = cs->bootstrap_cached.value_or(false);
+    r.bootstrap_ns = *cs->bootstrap_ns;
+    r.bootstrap_cached = cs->bootstrap_cached.value_or(false);
   }
-  r["finalize_ns"] = fin ? fin->finalize_ns : 0;
-  r["cpu"] = cpu;
-  r["cpu_per_wall"] = wall > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(wall) : 0.0;
-  r["tree_cpu_ns"] = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
-  r["max_rss_kb"] = child.usage.ru_maxrss;
-  r["rss"] = child.sampling;
-  r["has_result"] = outcome.has_result;
-  r["result"] = outcome.result;
-  r["error"] = error;
-  r["metrics"] = outcome.metrics;
-  r["marks"] = outcome.marks;
-  r["gil_enabled"] = optional_json(outcome.gil_enabled);
-  r["gil_enabled_before"] = optional_json(outcome.gil_enabled_before);
+  r.finalize_ns = fin ? fin->finalize_ns : 0;
+  if (cs) r.cpu = case_cpu(cs->cpu);
+  const std::int64_t cpu_ns = r.cpu ? r.cpu->cpu_ns : 0;
+  r.cpu_per_wall = r.wall_ns > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(r.wall_ns) : 0.0;
+  r.tree_cpu_ns = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
+  r.max_rss_kb = child.usage.ru_maxrss;
+  if (child.sampling.is_object()) r.rss = tree_summary_from_json(child.sampling);
+  r.has_result = outcome.has_result;
+  r.result = outcome.result;
+  r.error = error;
+  r.metrics = outcome.metrics;
+  r.marks = outcome.marks;
+  r.gil_enabled = outcome.gil_enabled;
+  r.gil_enabled_before = outcome.gil_enabled_before;
   // Forced on by the selector (`+gil`), or by PYTHON_GIL=1 from elsewhere, which the runner reads back.
-  r["gil_forced"] = in.gil_forced || outcome.gil_forced;
-  r["gil_reenabled_by"] = gil_reenabled_by(outcome, in.free_threaded, r["gil_forced"].get<bool>(), child.stderr_text);
-  r["threads_alive_at_end"] = outcome.threads_alive ? nlohmann::json(*outcome.threads_alive) : nlohmann::json();
-  if (cs && cs->mode == protocol::CaseMode::subinterpreters) r["per_interpreter"] = cs->per_interpreter;
-  r["stdout"] = child.stdout_text;
-  r["stderr"] = child.stderr_text;
-  r["stdout_bytes"] = child.stdout_bytes;
-  r["stderr_bytes"] = child.stderr_bytes;
-  r["leftover_processes"] = child.leftover_processes;
+  r.gil_forced = in.gil_forced || outcome.gil_forced;
+  r.gil_reenabled_by = gil_reenabled_by(outcome, in.free_threaded, r.gil_forced, child.stderr_text);
+  r.threads_alive_at_end = outcome.threads_alive;
+  if (cs && cs->mode == protocol::CaseMode::subinterpreters) r.per_interpreter = cs->per_interpreter;
+  r.stdout_text = child.stdout_text;
+  r.stderr_text = child.stderr_text;
+  r.stdout_bytes = child.stdout_bytes;
+  r.stderr_bytes = child.stderr_bytes;
+  r.leftover_processes = child.leftover_processes;
 
   RunFacts facts;
-  facts.status = status;
+  facts.status = status_name(r.status);
   facts.exit_code = child.exit_code;
-  facts.error_type = error.is_object() ? error.value("type", "") : "";
-  facts.has_result = r["has_result"].get<bool>();
-  facts.result = r["result"];
+  facts.error_type = error ? error->type : "";
+  facts.has_result = r.has_result;
+  facts.result = r.result;
   facts.stdout_text = child.stdout_text;
   facts.stderr_text = child.stderr_text;
-  facts.gil_forced = r["gil_forced"].get<bool>();
-  nlohmann::json checks = nlohmann::json::array();
-  bool all_ok = true;
+  facts.gil_forced = r.gil_forced;
+  r.expect_ok = true;
   for (const auto& check : check_expectations(c, in.version, in.free_threaded, facts)) {
-    all_ok &= check.ok;
-    checks.push_back(check.to_json());
+    r.expect_ok &= check.ok;
+    r.expect.push_back({check.description, check.ok, check.detail});
   }
-  r["expect"] = checks;
-  r["expect_ok"] = all_ok;
   return r;
 }
 
 SessionResult run_session(const Experiment& ex, const Selection& selection, const Plan& plan,
                           const SchedulerOptions& options, ResultsWriter& out) {
   SessionResult session;
-  for (const auto& s : selection.skipped) {
-    nlohmann::json rec = s.to_json();
-    rec["type"] = "skip";
-    rec["experiment"] = ex.name;
-    session.records.push_back(rec);
+  auto skip = [&](SkipRecord rec) {
     out.append(rec);
-  }
-  for (const auto& s : plan.skipped) {
-    nlohmann::json rec = {{"type", "skip"}, {"experiment", ex.name}, {"case", s.selector}, {"interpreter", s.label},
-                          {"reason", s.reason}};
-    session.records.push_back(rec);
-    out.append(rec);
-  }
+    session.skips.push_back(std::move(rec));
+  };
+  for (const auto& s : selection.skipped) skip(SkipRecord::of_selector(ex.name, s.selector, s.label, s.reason));
+  for (const auto& s : plan.skipped) skip(SkipRecord::of_case(ex.name, s.selector, s.label, s.reason));
   const std::vector<std::string> env = child_environment(ex, false), gil_env = child_environment(ex, true);
   const std::int64_t t0 = monotonic_ns();
   Progress progress;
@@ -255,11 +258,10 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
       session.interrupted = true;  // a run cut short is not a measurement: keep it out of the file
       break;
     }
-    nlohmann::json rec = make_run_record(ex, run, child);
-    out.append(rec);
-    session.records.push_back(rec);
+    session.runs.push_back(make_run_record(ex, run, child));
+    out.append(session.runs.back());
     ++progress.done;
-    progress.record = &session.records.back();
+    progress.record = &session.runs.back();
     progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
     if (options.on_finish) options.on_finish(progress);
   }

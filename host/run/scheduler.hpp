@@ -11,7 +11,8 @@
 #include "discover/selector.hpp"
 #include "run/child.hpp"
 #include "run/plan.hpp"
-#include "run/results_file.hpp"
+#include "results/record.hpp"
+#include "results/results_file.hpp"
 
 namespace gilhost {
 
@@ -19,7 +20,7 @@ struct Progress {
   int done = 0;
   int total = 0;
   const PlannedRun* run = nullptr;
-  const nlohmann::json* record = nullptr;  // the run just finished
+  const RunRecord* record = nullptr;  // the run just finished
   double elapsed_s = 0;
 };
 
@@ -34,10 +35,11 @@ struct SchedulerOptions {
 };
 
 // The record of one run (also used by tests on hand-made ChildResults).
-nlohmann::json make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child);
+RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child);
 
 struct SessionResult {
-  std::vector<nlohmann::json> records;  // run and skip records, in order
+  std::vector<SkipRecord> skips;  // builds and cases that did not run, written first
+  std::vector<RunRecord> runs;    // in the order they ran
   bool interrupted = false;
 };
 

@@ -16,13 +16,14 @@
 #include "discover/selector.hpp"
 #include "measure/machine.hpp"
 #include "measure/system_state.hpp"
-#include "report/summary.hpp"
 #include "report/table.hpp"
+#include "report/text.hpp"
+#include "results/record_json.hpp"
+#include "results/results_file.hpp"
 #include "run/child.hpp"
 #include "run/meta.hpp"
 #include "run/plan.hpp"
 #include "run/progress.hpp"
-#include "run/results_file.hpp"
 #include "run/scheduler.hpp"
 #include "util/paths.hpp"
 #include "util/session_lock.hpp"
@@ -111,7 +112,8 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   }
   const std::string path = ro.output.empty() ? default_results_path(ex.name) : ro.output;
   ResultsWriter writer(path);
-  writer.append(make_meta(ex, sel.selected, file));
+  const MetaRecord meta = make_meta(ex, sel.selected, file);
+  writer.append(meta);
 
   const bool tty = ::isatty(2);
   SchedulerOptions so;
@@ -126,23 +128,17 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   SessionResult session = run_session(ex, sel, plan, so, writer);
   if (tty) clear_progress();
 
-  std::map<std::string, std::string> show;
-  for (const auto& c : ex.cases)
-    if (!c.show.empty()) show[c.name] = c.show;
-  Summary summary = summarize(session.records, ex.baseline, show);
-  summary.experiment = ex.name + (ex.profile.empty() ? "" : " (profile " + ex.profile + ")");
-  ReportContext ctx;
-  ctx.description = ex.description;
-  ctx.machine = machine_metadata();
-  ctx.article = ex.article;
-  ctx.results_path = path;
-  ctx.details = !ro.no_details;
-  std::cout << render_report(summary, ctx) << std::flush;
+  ReportOptions report_options;
+  report_options.details = !ro.no_details;
+  report_options.profile_in_title = true;
+  const ReportModel model = build_session_report(path, meta, session.skips, session.runs, report_options);
+  std::cout << render_text(model) << std::flush;
   if (session.interrupted) {
-    std::cerr << "gilhost: interrupted; " << session.records.size() << " finished runs kept in " << path << "\n";
+    std::cerr << "gilhost: interrupted; " << session.skips.size() + session.runs.size() << " finished runs kept in " << path
+              << "\n";
     return 130;
   }
-  return summary.expectation_failures > 0 ? 1 : 0;
+  return model.expectation_failures() > 0 ? 1 : 0;
 }
 
 }  // namespace

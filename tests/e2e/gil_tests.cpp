@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../unit/helpers.hpp"
-#include "run/results_file.hpp"
+#include "results/results_file.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
 #include "util/version.hpp"

@@ -10,6 +10,7 @@
 #include "report/html.hpp"
 #include "report/markdown.hpp"
 #include "report/model.hpp"
+#include "results/record_json.hpp"
 #include "report_test_util.hpp"
 
 using namespace gilhost;
@@ -309,9 +310,9 @@ TEST_CASE("CSV export: one row per run, RFC 4180", "[report][export]") {
     REQUIRE(it != rows[0].end());
     return static_cast<std::size_t>(it - rows[0].begin());
   };
+  // Each run as the file holds it.
   std::vector<json> runs;
-  for (const auto& r : model.sections[0].records)
-    if (r["type"] == "run") runs.push_back(r);
+  for (const auto& r : model.sections[0].runs) runs.push_back(to_json(r));
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& row = rows[i];
     const json& r = runs[i - 1];

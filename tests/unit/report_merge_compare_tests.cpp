@@ -3,9 +3,13 @@
 
 #include <set>
 
+#include "helpers.hpp"
 #include "report/compare.hpp"
+#include "report/export.hpp"
 #include "report/merge.hpp"
 #include "report/model.hpp"
+#include "report/text.hpp"
+#include "results/record_json.hpp"
 #include "report_test_util.hpp"
 
 using namespace gilhost;
@@ -15,16 +19,27 @@ using nlohmann::json;
 
 namespace {
 
-std::set<std::string> run_labels(const std::vector<json>& lines) {
+std::set<std::string> run_labels(const std::vector<ResultsLine>& lines) {
   std::set<std::string> out;
-  for (const auto& j : lines)
-    if (j.value("type", "") == "run") out.insert(j.value("interpreter", ""));
+  for (const auto& line : lines)
+    if (const auto* r = std::get_if<RunRecord>(&line)) out.insert(r->interpreter);
   return out;
 }
 
-json run(double wall_ms, int repeat, const std::string& source = "f", int session = 0) {
-  return {{"type", "run"}, {"status", "ok"}, {"warmup", false}, {"repeat", repeat},
-          {"wall_ns", static_cast<std::int64_t>(wall_ms * 1e6)}, {"source", source}, {"session", session}};
+// The lines as the results file holds them.
+std::vector<json> as_json(const std::vector<ResultsLine>& lines) {
+  std::vector<json> out;
+  for (const auto& line : lines) out.push_back(to_json(line));
+  return out;
+}
+
+RunRecord run(double wall_ms, int repeat, const std::string& source = "f", int session = 0) {
+  RunRecord r;
+  r.repeat = repeat;
+  r.wall_ns = static_cast<std::int64_t>(wall_ms * 1e6);
+  r.origin.source = source;
+  r.origin.session = session;
+  return r;
 }
 
 }  // namespace
@@ -33,7 +48,7 @@ TEST_CASE("merge tags every record with its host, file and session", "[report][m
   MergedResults m = merge_files({fixture("report_demo.jsonl")});
   REQUIRE(m.sources == std::vector<std::string>{fixture("report_demo.jsonl")});
   int metas = 0, runs = 0, skips = 0;
-  for (const auto& j : m.lines) {
+  for (const auto& j : as_json(m.lines)) {
     const std::string t = j["type"];
     metas += t == "meta";
     runs += t == "run";
@@ -56,7 +71,7 @@ TEST_CASE("merge makes labels distinct only where two hosts share them", "[repor
   CHECK(run_labels(m.lines) == std::set<std::string>{"3.9.18@vm", "3.12.1@vm", "3.13.0@vm", "3.9.18@host-b",
                                                       "3.12.1@host-b", "3.13.0@host-b"});
   CHECK(m.relabeled.size() == 6);
-  for (const auto& j : m.lines) {
+  for (const auto& j : as_json(m.lines)) {
     if (j["type"] == "run") {
       CHECK(j["original_interpreter"] == strip_host_tag(j["interpreter"], j["host"]));
       CHECK(j["source"] == (j["host"] == "vm" ? fixture("report_race_a.jsonl") : fixture("report_race_b.jsonl")));
@@ -66,11 +81,9 @@ TEST_CASE("merge makes labels distinct only where two hosts share them", "[repor
   }
 
   SECTION("a label only one host has stays as it is") {
-    auto c = load_results_ordered(fixture("report_demo.jsonl"));
-    for (auto& j : c.lines) {
-      if (j["type"] == "meta") j["machine"]["hostname"] = "host-c";
-      if (j.value("interpreter", "") == "3.13.0") j["interpreter"] = "3.13.0t";
-    }
+    auto c = on_host(load_results_ordered(fixture("report_demo.jsonl")), "host-c");
+    for (auto& line : c.lines)
+      if (auto* r = std::get_if<RunRecord>(&line); r && r->interpreter == "3.13.0") r->interpreter = "3.13.0t";
     MergedResults m2 = merge_results({a, c});
     auto labels = run_labels(m2.lines);
     CHECK(labels.count("3.13.0t"));    // host-c alone
@@ -80,11 +93,11 @@ TEST_CASE("merge makes labels distinct only where two hosts share them", "[repor
   SECTION("merging the merged file again changes nothing") {
     LoadedResults again;
     again.path = "merged.jsonl";
-    for (const auto& line : m.lines) again.lines.push_back(json::parse(line.dump()));
+    for (const auto& line : m.lines) again.lines.push_back(line_from_json(json::parse(to_json(line).dump())));
     MergedResults m2 = merge_results({again});
     CHECK(m2.relabeled.empty());
     CHECK(run_labels(m2.lines) == run_labels(m.lines));
-    for (std::size_t i = 0; i < m.lines.size(); ++i) CHECK(m2.lines[i] == m.lines[i]);  // tags kept, not re-sourced
+    CHECK(as_json(m2.lines) == as_json(m.lines));  // tags kept, not re-sourced
   }
   SECTION("the same host twice: labels stay, runs pool") {
     MergedResults same = merge_results({a, load_results_ordered(fixture("report_race_b.jsonl"))});
@@ -166,10 +179,10 @@ TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][c
     CHECK(format_change(f) == "2.00 ± 0.00 x faster");
     RatioStat same = wall_ratio({run(100, 0)}, {run(100, 0)});
     CHECK(format_change(same) == "1.00 x (same)");
-    json err = run(10, 0);
-    err["status"] = "error";
-    json warm = run(10, 0);
-    warm["warmup"] = true;
+    RunRecord err = run(10, 0);
+    err.status = RunStatus::error;
+    RunRecord warm = run(10, 0);
+    warm.warmup = true;
     CHECK_FALSE(wall_ratio({err, warm}, {run(100, 0)}).valid());
     CHECK(format_change(wall_ratio({}, {run(1, 0)})) == "-");
   }
@@ -207,8 +220,8 @@ TEST_CASE("compare matches cells and flags changes beyond the threshold", "[repo
   }
   SECTION("labels that differ match --by python or --by minor") {
     auto renamed = b;
-    for (auto& j : renamed)
-      if (j.value("type", "") == "run") j["interpreter"] = "other-" + j["interpreter"].get<std::string>();
+    for (auto& line : renamed)
+      if (auto* r = std::get_if<RunRecord>(&line)) r->interpreter = "other-" + r->interpreter;
     Comparison by_label = compare_runs(a, renamed, {});
     CHECK(by_label.rows.empty());
     CHECK(by_label.only_a.size() == 9);
@@ -240,14 +253,21 @@ TEST_CASE("compare matches cells and flags changes beyond the threshold", "[repo
 }
 
 TEST_CASE("match keys", "[report][compare]") {
-  json r = {{"interpreter", "3.13.0t (/opt/py)"}, {"python", "3.13.0"}, {"free_threaded", true}};
+  RunRecord r;
+  r.interpreter = "3.13.0t (/opt/py)";
+  r.python = "3.13.0";
+  r.free_threaded = true;
   CHECK(match_key(r, "label") == "3.13.0t (/opt/py)");
   CHECK(match_key(r, "python") == "3.13.0t");
   CHECK(match_key(r, "minor") == "3.13t");
-  r["free_threaded"] = false;
+  r.free_threaded = false;
   CHECK(match_key(r, "minor") == "3.13");
   // The same build with its GIL forced on is another build to compare.
-  json forced = {{"interpreter", "3.14.7t+gil"}, {"python", "3.14.7"}, {"free_threaded", true}, {"gil_forced", true}};
+  RunRecord forced;
+  forced.interpreter = "3.14.7t+gil";
+  forced.python = "3.14.7";
+  forced.free_threaded = true;
+  forced.gil_forced = true;
   CHECK(match_key(forced, "python") == "3.14.7t+gil");
   CHECK(match_key(forced, "minor") == "3.14t+gil");
 }
@@ -262,10 +282,12 @@ TEST_CASE("baseline python: 3.14t and 3.14t+gil name different builds", "[report
                 {"wall_ns", static_cast<std::int64_t>(wall_s * 1e9)}};
   };
   MergedResults merged;
-  merged.lines = {{{"type", "meta"},
-                   {"experiment", {{"name", "x"}}},
-                   {"interpreters", {build("3.14.7t+gil", true), build("3.14.7t", false)}}},
-                  run_on("3.14.7t+gil", true, 2.0), run_on("3.14.7t", false, 1.0)};
+  for (const json& j : {json{{"type", "meta"},
+                             {"format", kResultsFormat},
+                             {"experiment", {{"name", "x"}}},
+                             {"interpreters", {build("3.14.7t+gil", true), build("3.14.7t", false)}}},
+                        run_on("3.14.7t+gil", true, 2.0), run_on("3.14.7t", false, 1.0)})
+    merged.lines.push_back(line_from_json(j));
   auto baseline_of = [&](const std::string& selector) {
     ReportOptions o;
     o.baseline_python = selector;
@@ -311,14 +333,41 @@ TEST_CASE("the text report of one file is the report as before", "[report]") {
   ReportModel model = report_test::demo_model();
   REQUIRE(model.sections.size() == 1);
   const Section& s = model.sections[0];
-  CHECK(render_text(model) == render_report(s.summary, s.context));
+  // tests/fixtures/report_demo.txt: `gilhost report` of the file before the report model was typed.
+  std::string before = gilhost_test::slurp(fixture("report_demo.txt"));
+  before.replace(before.find("@RESULTS@"), 9, fixture("report_demo.jsonl"));
+  CHECK(render_text(model) == before);
+
+  // `gilhost run` reports its session's records through the same model: the same text.
+  LoadedResults file = load_results_ordered(fixture("report_demo.jsonl"));
+  MetaRecord meta;
+  std::vector<SkipRecord> skips;
+  std::vector<RunRecord> runs;
+  for (const auto& line : file.lines) {
+    if (const auto* m = std::get_if<MetaRecord>(&line)) meta = *m;
+    if (const auto* k = std::get_if<SkipRecord>(&line)) skips.push_back(*k);
+    if (const auto* r = std::get_if<RunRecord>(&line)) runs.push_back(*r);
+  }
+  CHECK(render_text(build_session_report(fixture("report_demo.jsonl"), meta, skips, runs, {})) == before);
+  CHECK(model.expectation_failures() == 3);
   CHECK(s.summary.cases == std::vector<std::string>{"work", "spawn", "fail", "wrong", "subinterp"});
   CHECK(s.summary.expectation_failures == 3);
   CHECK(s.builds.size() == 3);
   CHECK(s.builds[0].compiler == "gcc");
   CHECK(s.profile().empty());
-  const json* median = s.median_run("spawn", "3.12.1");
+  const RunRecord* median = s.median_run("spawn", "3.12.1");
   REQUIRE(median);
-  CHECK((*median)["wall_ns"].get<double>() / 1e9 == Approx(s.summary.cell("spawn", "3.12.1")->wall_s.median));
+  CHECK(static_cast<double>(median->wall_ns) / 1e9 == Approx(s.summary.cell("spawn", "3.12.1")->wall_s.median));
   CHECK(s.median_run("subinterp", "3.9.18") == nullptr);
+}
+
+TEST_CASE("gilhost run names the profile it ran in the title; gilhost report names the experiment", "[report]") {
+  const MergedResults m = merge_files({fixture("report_race_a.jsonl")});
+  ReportOptions as_run;
+  as_run.profile_in_title = true;
+  const std::string run_text = render_text(build_report_model(m, as_run));
+  const std::string report_text = render_text(build_report_model(m, {}));
+  CHECK(run_text.rfind("race (profile quick) — ", 0) == 0);
+  CHECK(report_text.rfind("race — ", 0) == 0);
+  CHECK(run_text.substr(run_text.find('\n')) == report_text.substr(report_text.find('\n')));
 }

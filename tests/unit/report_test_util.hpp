@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "report/merge.hpp"
 #include "report/model.hpp"
 
@@ -15,8 +13,8 @@ inline std::string fixture(const std::string& name) { return std::string(GILHOST
 
 // The same file as another machine would have written it: every meta's hostname replaced.
 inline gilhost::LoadedResults on_host(gilhost::LoadedResults in, const std::string& host) {
-  for (auto& j : in.lines)
-    if (j.value("type", "") == "meta") j["machine"]["hostname"] = host;
+  for (auto& line : in.lines)
+    if (auto* meta = std::get_if<gilhost::MetaRecord>(&line)) meta->machine.value().hostname = host;
   return in;
 }
 

@@ -1,13 +1,16 @@
 // report: statistics, the summary of run records, and text tables.
 #include <catch2/catch.hpp>
 
+#include "report/model.hpp"
+#include "report/ratio.hpp"
 #include "report/stats.hpp"
 #include "report/summary.hpp"
 #include "report/table.hpp"
+#include "report/text.hpp"
+#include "results/record_json.hpp"
 #include "util/strings.hpp"
 
 using gilhost::Cell;
-using gilhost::ReportContext;
 using gilhost::Stats;
 using gilhost::Summary;
 using nlohmann::json;
@@ -54,10 +57,27 @@ TEST_CASE("compute_stats: one value and none", "[report][stats]") {
   CHECK(gilhost::median_of({5.0, 1.0}) == 3.0);
 }
 
-TEST_CASE("paired_ratios: pair by index, skip missing runs", "[report][stats]") {
-  CHECK(gilhost::paired_ratios({2, 4, 0, 9, 6}, {1, 2, 3, -1}) == std::vector<double>{2.0, 2.0});
-  CHECK(gilhost::paired_ratios({1, 3}, {2, 4}) == std::vector<double>{0.5, 0.75});
-  CHECK(gilhost::paired_ratios({}, {1}).empty());
+namespace {
+// Measured ok runs with these wall times, repeat index = position.
+std::vector<gilhost::RunRecord> walls(const std::vector<std::int64_t>& ns) {
+  std::vector<gilhost::RunRecord> out;
+  for (std::size_t i = 0; i < ns.size(); ++i) {
+    gilhost::RunRecord r;
+    r.repeat = static_cast<int>(i);
+    r.wall_ns = ns[i];
+    out.push_back(r);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("paired_wall_ratios: pair by repeat, skip runs without a wall time", "[report][stats]") {
+  CHECK(gilhost::paired_wall_ratios(walls({2, 4, 0, 9, 6}), walls({1, 2, 3, -1})) == std::vector<double>{2.0, 2.0});
+  CHECK(gilhost::paired_wall_ratios(walls({1, 3}), walls({2, 4})) == std::vector<double>{0.5, 0.75});
+  CHECK(gilhost::paired_wall_ratios({}, walls({1})).empty());
+  auto warm = walls({8});
+  warm[0].warmup = true;
+  CHECK(gilhost::paired_wall_ratios(warm, walls({1})).empty());
 }
 
 namespace {
@@ -132,6 +152,18 @@ std::vector<json> records() {
   return rs;
 }
 
+// The summary of records written as a results file holds them (metas are left out: they hold no run).
+Summary summarize_lines(const std::vector<json>& lines, const std::string& baseline,
+                        const std::map<std::string, std::string>& show = {}) {
+  std::vector<gilhost::RunRecord> runs;
+  std::vector<gilhost::SkipRecord> skips;
+  for (const auto& j : lines) {
+    if (j["type"] == "run") runs.push_back(gilhost::run_from_json(j));
+    if (j["type"] == "skip") skips.push_back(std::get<gilhost::SkipRecord>(gilhost::line_from_json(j)));
+  }
+  return gilhost::summarize(runs, skips, baseline, show);
+}
+
 const Cell& cell(const Summary& s, const std::string& c, const std::string& i) {
   const Cell* p = s.cell(c, i);
   if (!p) FAIL("no cell " << c << " x " << i);
@@ -141,7 +173,7 @@ const Cell& cell(const Summary& s, const std::string& c, const std::string& i) {
 }  // namespace
 
 TEST_CASE("summarize: cells, statistics and result texts", "[report][summary]") {
-  Summary s = gilhost::summarize(records(), "plain", {{"plain", "counter"}});
+  Summary s = summarize_lines(records(), "plain", {{"plain", "counter"}});
   CHECK(s.experiment == "race");
   CHECK(s.baseline == "plain");
   CHECK(s.cases == std::vector<std::string>{"plain", "locked", "varied", "broken", "words"});
@@ -196,7 +228,7 @@ TEST_CASE("summarize: cells, statistics and result texts", "[report][summary]") 
 }
 
 TEST_CASE("summarize: ratios against the baseline, paired by repeat", "[report][summary]") {
-  Summary s = gilhost::summarize(records(), "plain");
+  Summary s = summarize_lines(records(), "plain");
   const Cell& locked = cell(s, "locked", k312);
   REQUIRE(locked.ratio);
   CHECK(locked.ratio->n == 3);
@@ -215,13 +247,13 @@ TEST_CASE("summarize: ratios against the baseline, paired by repeat", "[report][
   // Without the show key, the whole dict result is shown, and it varies.
   CHECK(self.result_text == "{\"counter\":400000… (varies)");
 
-  Summary none = gilhost::summarize(records(), "");
+  Summary none = summarize_lines(records(), "");
   CHECK_FALSE(cell(none, "locked", k312).ratio);
 }
 
 TEST_CASE("summarize: a swept baseline is named by its base name", "[report][summary]") {
   std::vector<json> rs = {run("base[n=1]", k312, 0, 2.0), run("base[n=2]", k312, 0, 4.0), run("other", k312, 0, 3.0)};
-  Summary s = gilhost::summarize(rs, "base");
+  Summary s = summarize_lines(rs, "base");
   REQUIRE(cell(s, "other", k312).ratio);
   CHECK(cell(s, "other", k312).ratio->median == Approx(1.5));  // against the first expansion
 }
@@ -286,9 +318,8 @@ TEST_CASE("gil_text: forced, re-enabled by a named module, or for a reason the r
   json forced_run = gil_run("ext", forced, true);
   forced_run["gil_forced"] = true;
   json old_file = gil_run("old", ft, true);  // a results file from before gil_reenabled_by
-  Summary s = gilhost::summarize({reenabled, reenabled2, forced_run, old_file, gil_run("plain", ft, false),
-                                  run("plain", "3.12.4", 0, 1.0)},
-                                 "");
+  const std::vector<json> lines{reenabled, reenabled2, forced_run, old_file, gil_run("plain", ft, false), run("plain", "3.12.4", 0, 1.0)};
+  Summary s = summarize_lines(lines, "");
   CHECK(cell(s, "ext", ft).gil_reenabled_by == std::vector<std::string>{"noslot", "other"});
   CHECK(gilhost::gil_text(cell(s, "ext", ft)) == "GIL re-enabled by noslot, other");
   CHECK(gilhost::gil_text(cell(s, "ext", forced)) == "on (forced)");
@@ -297,10 +328,12 @@ TEST_CASE("gil_text: forced, re-enabled by a named module, or for a reason the r
   CHECK(gilhost::gil_text(cell(s, "plain", "3.12.4")) == "on");
   json no_gil_field = run("plain", "3.12.4", 0, 1.0);
   no_gil_field.erase("gil_enabled");
-  CHECK(gilhost::gil_text(cell(gilhost::summarize({no_gil_field}, ""), "plain", "3.12.4")) == "-");
+  CHECK(gilhost::gil_text(cell(summarize_lines({no_gil_field}, ""), "plain", "3.12.4")) == "-");
 
   // The terminal report's details say it in the gil column.
-  const std::string text = gilhost::render_report(s, ReportContext{});
+  gilhost::MergedResults merged;
+  for (const auto& j : lines) merged.lines.push_back(gilhost::line_from_json(j));
+  const std::string text = gilhost::render_text(gilhost::build_report_model(merged, {}));
   CHECK(text.find("GIL re-enabled by noslot, other") != std::string::npos);
   CHECK(text.find("on (forced)") != std::string::npos);
 }
@@ -308,11 +341,11 @@ TEST_CASE("gil_text: forced, re-enabled by a named module, or for a reason the r
 TEST_CASE("summarize: a run whose case never started has no wall time to show", "[report][summary]") {
   json never = errored(run("sub", "3.14.7t", 0, 0.0), "SubinterpreterError");
   json ran = errored(run("sub", "3.14.7t", 1, 0.5), "ValueError");
-  Summary s = gilhost::summarize({never}, "");
+  Summary s = summarize_lines({never}, "");
   CHECK(cell(s, "sub", "3.14.7t").wall_s.n == 0);
   CHECK(gilhost::format_wall(cell(s, "sub", "3.14.7t").wall_s) == "-");
   CHECK(cell(s, "sub", "3.14.7t").result_text == "SubinterpreterError");
-  Summary both = gilhost::summarize({never, ran}, "");
+  Summary both = summarize_lines({never, ran}, "");
   CHECK(cell(both, "sub", "3.14.7t").wall_s.n == 1);
   CHECK(cell(both, "sub", "3.14.7t").wall_s.median == Approx(0.5));
 }

@@ -1,22 +1,51 @@
-// run/results_file: JSON Lines written one record at a time, and read back.
+// results/: JSON Lines written one record at a time, read back as JSON and as records; the format check.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 
 #include "helpers.hpp"
-#include "report/merge.hpp"
-#include "run/results_file.hpp"
+#include "results/record_json.hpp"
+#include "results/results_file.hpp"
 
 using gilhost::ResultsSet;
 using gilhost::ResultsWriter;
 using nlohmann::json;
 
+namespace {
+
+gilhost::MetaRecord meta_record() {
+  gilhost::MetaRecord m;
+  m.format = gilhost::kResultsFormat;
+  m.experiment = gilhost::experiment_info({{"name", "race"}});
+  gilhost::MachineRecord machine;
+  machine.cores = 2;
+  m.machine = machine;
+  return m;
+}
+
+gilhost::RunRecord run_record(const std::string& case_name) {
+  gilhost::RunRecord r;
+  r.experiment = "race";
+  r.case_name = case_name;
+  r.interpreter = "3.12.1";
+  r.wall_ns = 123;
+  return r;
+}
+
+}  // namespace
+
 TEST_CASE("results file: append and read back", "[results]") {
   gilhost_test::TempDir tmp;
   const std::string path = (tmp / "nested/dir/race.jsonl").string();
-  const json meta = {{"type", "meta"}, {"experiment", "race"}, {"machine", {{"cores", 2}}}};
-  const json run = {{"type", "run"}, {"case", "plain"}, {"wall_ns", 123}, {"result", {{"é", json::array({1, 2.5})}}}};
-  const json skip = {{"type", "skip"}, {"case", "plain"}, {"reason", "no 3.14"}};
+  const gilhost::MetaRecord meta = meta_record();
+  gilhost::RunRecord run = run_record("plain");
+  run.has_result = true;
+  run.result = {{"é", json::array({1, 2.5})}};
+  gilhost::SkipRecord skip;
+  skip.experiment = "race";
+  skip.case_name = "plain";
+  skip.interpreter = "3.14.7";
+  skip.reason = "no 3.14";
   {
     ResultsWriter w(path);  // creates the folders
     CHECK(w.path() == path);
@@ -30,11 +59,23 @@ TEST_CASE("results file: append and read back", "[results]") {
 
   ResultsSet set = gilhost::read_results(path);
   REQUIRE(set.metas.size() == 1);
-  CHECK(set.metas[0] == meta);
+  CHECK(set.metas[0] == gilhost::to_json(meta));
+  CHECK(set.metas[0]["machine"]["cores"] == 2);
   REQUIRE(set.records.size() == 2);
-  CHECK(set.records[0] == run);
-  CHECK(set.records[1] == skip);
+  CHECK(set.records[0] == gilhost::to_json(run));
+  CHECK(set.records[0]["result"]["é"] == json::array({1, 2.5}));
+  CHECK(set.records[1] == gilhost::to_json(skip));
   CHECK(set.malformed_lines == 0);
+
+  // Read back as records: the same records.
+  const gilhost::LoadedResults typed = gilhost::load_results_ordered(path);
+  REQUIRE(typed.lines.size() == 3);
+  CHECK(gilhost::to_json(typed.lines[0]) == gilhost::to_json(meta));
+  const auto& read_run = std::get<gilhost::RunRecord>(typed.lines[1]);
+  CHECK(read_run.case_name == "plain");
+  CHECK(read_run.wall_ns == 123);
+  CHECK(read_run.result == run.result);
+  CHECK(std::get<gilhost::SkipRecord>(typed.lines[2]).reason == "no 3.14");
 
   // A second session appends to the same file.
   {
@@ -52,8 +93,8 @@ TEST_CASE("results file: a torn last line is counted as malformed, and the next 
   const std::string path = (tmp / "r.jsonl").string();
   {
     ResultsWriter w(path);
-    w.append({{"type", "meta"}});
-    w.append({{"type", "run"}, {"case", "a"}});
+    w.append(meta_record());
+    w.append(run_record("a"));
   }
   {
     std::ofstream torn(path, std::ios::app | std::ios::binary);
@@ -65,7 +106,7 @@ TEST_CASE("results file: a torn last line is counted as malformed, and the next 
 
   {
     ResultsWriter w(path);
-    w.append({{"type", "run"}, {"case", "c"}});
+    w.append(run_record("c"));
   }
   ResultsSet after = gilhost::read_results(path);
   REQUIRE(after.records.size() == 2);
@@ -85,7 +126,9 @@ TEST_CASE("results file: lines that are not objects, blank lines, bad UTF-8", "[
   // Invalid UTF-8 from a script's output is replaced, not a write failure.
   {
     ResultsWriter w(path);
-    w.append({{"type", "run"}, {"stdout", std::string("bad \xff\xfe bytes")}});
+    gilhost::RunRecord r = run_record("c");
+    r.stdout_text = std::string("bad \xff\xfe bytes");
+    w.append(r);
   }
   ResultsSet more = gilhost::read_results(path);
   REQUIRE(more.records.size() == 2);
@@ -151,4 +194,85 @@ TEST_CASE("load_results_ordered: a newer format, a run without fields or no reco
   gilhost::LoadedResults loaded = gilhost::load_results_ordered(good);
   CHECK(loaded.lines.size() == 2);
   CHECK(loaded.malformed_lines == 1);
+}
+
+TEST_CASE("records: a field of the wrong kind or an unknown status is named, with its line", "[results]") {
+  using gilhost::results_line_problem;
+  const json run = {{"type", "run"}, {"experiment", "e"}, {"case", "c"}, {"interpreter", "3.12.1"},
+                    {"status", "ok"}, {"wall_ns", 12}};
+  json bad_repeat = run;
+  bad_repeat["repeat"] = "first";
+  CHECK(results_line_problem(bad_repeat) == "a run record whose \"repeat\" is not a number");
+  json bad_status = run;
+  bad_status["status"] = "fine";
+  CHECK(results_line_problem(bad_status) ==
+        "a run record whose \"status\" is \"fine\" (ok, error, timeout, crashed or interrupted)");
+  json bad_cpu = run;
+  bad_cpu["cpu"] = {{"cpu_ns", "lots"}};
+  CHECK(results_line_problem(bad_cpu) == "a run record's \"cpu\" whose \"cpu_ns\" is not a number");
+  // Null is what an older gilhost wrote for "it does not say": read as the default.
+  json nulls = run;
+  nulls["gil_enabled"] = nullptr;
+  nulls["error"] = nullptr;
+  CHECK(results_line_problem(nulls).empty());
+  CHECK(results_line_problem({{"type", "meta"}, {"format", 0}}).find("results format 0 is not one") == 0);
+
+  gilhost_test::TempDir tmp;
+  const std::string path = (tmp / "kinds.jsonl").string();
+  gilhost_test::write_file(path, R"({"type":"meta","format":1})" "\n" + run.dump() + "\n" + bad_repeat.dump() + "\n");
+  try {
+    gilhost::load_results_ordered(path);
+    FAIL("a run whose repeat is text was read");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == path + ":3: a run record whose \"repeat\" is not a number");
+  }
+}
+
+TEST_CASE("records: every field make_run_record writes reads back the same", "[results]") {
+  gilhost::RunRecord r;
+  r.experiment = "race";
+  r.case_name = "plain[n=2]";
+  r.base_case = "plain";
+  r.params = {{"n", 2}};
+  r.sweep = {{"n", 2}};
+  r.interpreter = "3.14.7t";
+  r.python = "3.14.7";
+  r.free_threaded = true;
+  r.mode = "subinterpreters";
+  r.subinterpreters = 2;
+  r.gil = "own";
+  r.round = 3;
+  r.repeat = 2;
+  r.status = gilhost::RunStatus::crashed;
+  r.signal = 9;
+  r.note = "killed by Killed";
+  r.wall_ns = 5;
+  r.bootstrap_ns = 7;
+  r.bootstrap_cached = true;
+  r.cpu = gilhost::CaseCpu{1, 2, 3, 4, 10, 5, 6};
+  r.rss = gilhost::TreeSummary{3, 1000, 900, 5, 2, 11, {{0, 800, 1, 1}, {10, 1000, 5, 2}}};
+  r.has_result = true;
+  r.result = {{"x", {{"$float", "nan"}}}};
+  r.error = gilhost::RunError{"KeyError", "builtins.KeyError", "'k'"};
+  r.metrics = {{"m", 1.5}};
+  r.marks = json::array({json::array({"start", 12})});
+  r.gil_enabled = false;
+  r.gil_reenabled_by = {"noslot"};
+  r.threads_alive_at_end = 1;
+  r.per_interpreter = json::array({{{"end_ns", 3}}});
+  r.expect = {{"result == 4", false, "got 3"}};
+  r.expect_ok = false;
+  r.origin = {"host-a", "a.jsonl", 1};
+  r.original_interpreter = "3.14.7t";
+  const json written = gilhost::to_json(r);
+  CHECK(written["status"] == "crashed");
+  CHECK(written["rss"]["timeline"][1] == json::array({10.0, 1000.0, 5, 2}));
+  CHECK(written["gil_enabled_before"].is_null());
+  const gilhost::RunRecord back = gilhost::run_from_json(written);
+  CHECK(gilhost::to_json(back) == written);
+  CHECK(back.status == gilhost::RunStatus::crashed);
+  CHECK(back.rss->timeline.size() == 2);
+  CHECK(back.error->qualname == "builtins.KeyError");
+  CHECK_FALSE(back.gil_enabled_before.has_value());
+  CHECK(back.origin.session == 1);
 }

@@ -6,6 +6,7 @@
 
 #include "config/experiment.hpp"
 #include "discover/interpreter.hpp"
+#include "results/record_json.hpp"
 #include "run/plan.hpp"
 #include "run/scheduler.hpp"
 
@@ -50,11 +51,15 @@ struct Fixture {
     child.stderr_text = stderr_text;
     return record_of(interp, child);
   }
-  json record_of(const Interpreter& interp, const ChildResult& child) const {
+  gilhost::RunRecord typed_record_of(const Interpreter& interp, const ChildResult& child) const {
     gilhost::PlannedRun run;
     run.c = &c;
     run.interp = &interp;
     return gilhost::make_run_record(ex, run, child);
+  }
+  // The record as the results file holds it.
+  json record_of(const Interpreter& interp, const ChildResult& child) const {
+    return gilhost::to_json(typed_record_of(interp, child));
   }
 };
 
@@ -69,6 +74,20 @@ json outcome(bool gil_enabled, json extra = json::object()) {
 
 TEST_CASE("run record: the modules the runner saw turn the GIL back on", "[run][gil]") {
   Fixture f;
+  ChildResult child;
+  child.exited = true;
+  child.exit_code = 0;
+  child.events.take_line(
+      json{{"event", "case"}, {"mode", "embed"}, {"wall_ns", 1000}, {"outcome", outcome(true, {{"gil_reenabled_by", {"noslot"}}})}}
+          .dump());
+  const gilhost::RunRecord typed = f.typed_record_of(f.ft, child);
+  CHECK(typed.status == gilhost::RunStatus::ok);
+  CHECK(typed.gil_enabled == true);
+  CHECK(typed.gil_reenabled_by == std::vector<std::string>{"noslot"});
+  CHECK(typed.wall_ns == 1000);
+  CHECK(typed.has_result);
+  CHECK(typed.result == 1);
+
   json r = f.record(f.ft, outcome(true, {{"gil_reenabled_by", {"noslot"}}, {"gil_forced", false}}));
   CHECK(r["status"] == "ok");
   CHECK(r["gil_enabled"] == true);

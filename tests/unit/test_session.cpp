@@ -6,7 +6,8 @@
 
 #include "config/enums.hpp"
 #include "run/meta.hpp"
-#include "run/results_file.hpp"
+#include "results/record_json.hpp"
+#include "results/results_file.hpp"
 #include "util/gilhost_version.hpp"
 #include "util/strings.hpp"
 
@@ -28,7 +29,8 @@ TEST_CASE("make_meta: the header names the experiment, the interpreters and the 
   b.label = "3.13.0t";
   b.free_threaded = true;
 
-  const nlohmann::json meta = gilhost::make_meta(ex, {a, b}, "configs/race.toml");
+  // The meta record as its results file holds it.
+  const nlohmann::json meta = gilhost::to_json(gilhost::make_meta(ex, {a, b}, "configs/race.toml"));
   CHECK(meta["type"] == "meta");
   CHECK(meta["format"] == gilhost::kResultsFormat);
   CHECK(meta["gilhost_version"] == GILHOST_VERSION);

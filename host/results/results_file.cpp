@@ -1,4 +1,4 @@
-#include "run/results_file.hpp"
+#include "results/results_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <ctime>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
 
+#include "results/record_json.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -27,9 +29,19 @@ ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
     throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
 }
 
-void ResultsWriter::append(const nlohmann::json& record) {
+void ResultsWriter::append(const MetaRecord& record) { append_line(to_json(record)); }
+void ResultsWriter::append(const RunRecord& record) { append_line(to_json(record)); }
+void ResultsWriter::append(const SkipRecord& record) { append_line(to_json(record)); }
+
+namespace {
+std::string json_line(const nlohmann::json& record) {
+  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+}  // namespace
+
+void ResultsWriter::append_line(const nlohmann::json& record) {
   // One write of one whole line: O_APPEND makes it land after everything before, never interleaved.
-  const std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string line = json_line(record);
   if (!write_all(fd_.get(), line) || ::fdatasync(fd_.get()) != 0)
     throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
 }
@@ -58,27 +70,43 @@ ResultsSet read_results(const std::string& path) {
 }
 
 std::string results_line_problem(const nlohmann::json& line) {
-  const auto type = line.find("type");
-  if (type == line.end() || !type->is_string()) return "not a gilhost record (it has no \"type\")";
-  const std::string t = type->get<std::string>();
-  if (t == "meta") {
-    const auto format = line.find("format");
-    if (format == line.end()) return "a meta record without \"format\"";
-    if (!format->is_number_integer() || format->get<long long>() != kResultsFormat)
-      return "results format " + format->dump() + " is not one this gilhost reads (format " +
-             std::to_string(kResultsFormat) + "; was it written by a newer gilhost?)";
-    return "";
+  try {
+    line_from_json(line);
+  } catch (const RecordError& e) {
+    return e.what();
   }
-  if (t == "run") {
-    std::vector<std::string> missing;
-    for (const char* key : {"experiment", "case", "interpreter", "status"})
-      if (!line.contains(key) || !line[key].is_string()) missing.push_back(std::string("\"") + key + "\"");
-    if (!line.contains("wall_ns") || !line["wall_ns"].is_number()) missing.push_back("\"wall_ns\"");
-    if (!missing.empty()) return "a run record without " + join(missing, ", ");
-    return "";
+  return "";
+}
+
+LoadedResults load_results_ordered(const std::string& path) {
+  LoadedResults out;
+  out.path = path;
+  const std::vector<std::string> lines = split(read_file(path), '\n');
+  for (std::size_t n = 0; n < lines.size(); ++n) {
+    if (trim(lines[n]).empty()) continue;
+    auto j = nlohmann::json::parse(lines[n], nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      ++out.malformed_lines;  // e.g. the last line, cut by a crash
+      continue;
+    }
+    try {
+      out.lines.push_back(line_from_json(j));
+    } catch (const RecordError& e) {
+      throw std::runtime_error(path + ":" + std::to_string(n + 1) + ": " + e.what());
+    }
   }
-  if (t == "skip") return "";
-  return "unknown record type \"" + t + "\"";
+  if (out.lines.empty())
+    throw std::runtime_error(path + ": no gilhost record in it" +
+                             (out.malformed_lines ? " (" + std::to_string(out.malformed_lines) +
+                                                        " lines, none of them JSON: not a results file?)"
+                                                  : " (the file is empty)"));
+  return out;
+}
+
+std::string to_jsonl(const std::vector<ResultsLine>& lines) {
+  std::string out;
+  for (const auto& line : lines) out += json_line(to_json(line));
+  return out;
 }
 
 std::string default_results_path(const std::string& name) {

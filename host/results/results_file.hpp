@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/record.hpp"
 #include "util/fd.hpp"
 
 namespace gilhost {
@@ -13,32 +14,45 @@ namespace gilhost {
 class ResultsWriter {
  public:
   explicit ResultsWriter(const std::string& path);  // creates parent folders; throws on failure
-  void append(const nlohmann::json& record);
+  void append(const MetaRecord& record);
+  void append(const RunRecord& record);
+  void append(const SkipRecord& record);
   const std::string& path() const { return path_; }
 
  private:
+  void append_line(const nlohmann::json& record);
   std::string path_;
   UniqueFd fd_;
 };
 
+// One results file read in order: metas and records interleaved as written.
+struct LoadedResults {
+  std::string path;
+  std::vector<ResultsLine> lines;
+  int malformed_lines = 0;  // lines that are no JSON object, e.g. the last one cut by a crash
+};
+
+// Throws std::system_error when the file cannot be read; std::runtime_error "FILE:LINE: why" for a line
+// it cannot use (a newer format, a run without its fields: rows of zeros would look like measurements),
+// and "FILE: ..." when it holds no record at all.
+LoadedResults load_results_ordered(const std::string& path);
+
+// The file as JSON, unchecked: what tests and tools look at to see exactly what was written.
 struct ResultsSet {
   std::vector<nlohmann::json> metas;  // one per session (merged files have several)
   std::vector<nlohmann::json> records;
-  int malformed_lines = 0;  // e.g. a last line cut by a crash
+  int malformed_lines = 0;
 };
-
-// Every JSON object line of a results file, in order; lines that are not one (e.g. the last line cut by
-// a crash) are skipped and counted in `malformed`.
 std::vector<nlohmann::json> read_json_lines(const std::string& path, int& malformed);
 ResultsSet read_results(const std::string& path);
 
-// The results format this gilhost writes and reads (the meta record's "format").
-constexpr int kResultsFormat = 1;
 // Why a JSON object line of a results file cannot be used ("results format 999 is not ...", "a run record
-// without \"case\", \"status\""), or "" when it can: a meta of a format we read, a run with the fields
-// every report needs, a skip.
+// without \"case\", \"status\""), or "" when it can.
 std::string results_line_problem(const nlohmann::json& line);
 // "results/race-20261202-153012.jsonl"
 std::string default_results_path(const std::string& experiment_name);
+
+// JSON Lines text of records (what `gilhost merge` writes).
+std::string to_jsonl(const std::vector<ResultsLine>& lines);
 
 }  // namespace gilhost

@@ -1,0 +1,40 @@
+#include "report/markup.hpp"
+
+#include <fmt/format.h>
+
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+std::string render_findings(const Section& s, const Markup& m) {
+  const Summary& sum = s.summary;
+  std::string out;
+  if (s.details && !sum.cells.empty()) {
+    out += m.heading("Details") + m.table(s.details_table, "details");
+    if (!sum.baseline.empty())
+      out += m.paragraph(m.escape("ratio: wall / wall of ") + m.quote(sum.baseline) +
+                             m.escape(" on the same build, paired by round (median)."),
+                         "muted");
+  }
+  if (!s.failures.empty()) {
+    std::vector<std::string> items;
+    for (const auto& f : s.failures)
+      items.push_back(m.verdict(false) + " " + m.strong(m.escape(f.case_name)) + " @ " + m.escape(f.build) +
+                      fmt::format(" ({} of {} runs): ", f.failed_runs, f.runs) + m.escape(f.failure));
+    out += m.heading("Expectations not met") + m.list(items, "failures");
+  } else if (!sum.cells.empty()) {
+    out += m.paragraph(m.all_held_mark() + "Every expectation held.");
+  }
+  if (!s.skip_groups.empty()) {
+    std::vector<std::string> items;
+    for (const auto& g : s.skip_groups)
+      items.push_back((g.cases.empty() ? "" : m.escape(join(g.cases, ", ")) + " @ ") + m.escape(join(g.builds, ", ")) + ": " +
+                      m.escape(g.reason));
+    out += m.heading("Skipped") + m.list(items, "skips");
+  }
+  if (!s.article_table.empty()) out += m.heading("The article reported") + m.table(s.article_table, "article");
+  for (const auto& n : s.notes) out += m.note(n);
+  return out;
+}
+
+}  // namespace gilhost

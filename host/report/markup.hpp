@@ -1,0 +1,31 @@
+#pragma once
+// The syntax of a document format (Markdown, HTML), so that the parts of a section both formats show the
+// same way are walked once, in one order (like hyperfine's MarkupExporter): the details table, the
+// expectations not met, the skips, what the article reported, the notes.
+#include <string>
+#include <vector>
+
+#include "report/model.hpp"
+#include "report/table.hpp"
+
+namespace gilhost {
+
+class Markup {
+ public:
+  virtual ~Markup() = default;
+  virtual std::string escape(const std::string& text) const = 0;
+  virtual std::string heading(const std::string& text) const = 0;  // a section's sub-heading
+  virtual std::string table(const Table& table, const std::string& css_class) const = 0;
+  virtual std::string paragraph(const std::string& markup, const std::string& css_class = "") const = 0;
+  virtual std::string note(const std::string& text) const = 0;
+  virtual std::string list(const std::vector<std::string>& items, const std::string& css_class) const = 0;
+  virtual std::string strong(const std::string& markup) const = 0;
+  virtual std::string quote(const std::string& text) const = 0;  // a name in running text
+  virtual std::string verdict(bool ok) const = 0;                // ✓ / ✗
+  virtual std::string all_held_mark() const = 0;                 // before "Every expectation held."
+};
+
+// The details table, expectations not met (or that every one held), skips, the article's table, notes.
+std::string render_findings(const Section& section, const Markup& markup);
+
+}  // namespace gilhost

@@ -1,0 +1,75 @@
+#include "report/text.hpp"
+
+#include <fmt/format.h>
+
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+namespace {
+
+std::string grid_text(const Grid& grid) {
+  std::vector<std::string> header{"case"};
+  for (const auto& col : grid.columns) header.push_back(col.heading);
+  TextTable t(header);
+  for (std::size_t c = 0; c < grid.cases.size(); ++c) {
+    std::vector<std::string> row{grid.cases[c]};
+    for (const auto& cell : grid.cells[c]) row.push_back(grid_cell_text(cell, "  "));
+    t.add_row(row);
+  }
+  return t.render();
+}
+
+std::string section_text(const Section& s) {
+  std::string out = s.title + (s.description.empty() ? "" : " — " + s.description) + "\n";
+  if (s.machine) {
+    const MachineRecord& m = *s.machine;
+    out += fmt::format("{} · {} cores · {} · effective parallelism = CPU / wall (at most {} here)\n", m.cpu_model, m.cores,
+                       m.kernel, m.cores);
+  }
+  out += "each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations\n\n";
+  out += grid_text(s.grid);
+
+  if (s.details) {
+    out += "\n" + render_text_table(s.details_table);
+    if (!s.summary.baseline.empty())
+      out += "ratio: wall / wall of '" + s.summary.baseline + "' on the same build, paired by round (median)\n";
+  }
+  if (!s.failures.empty()) {
+    out += "\nexpectations not met:\n";
+    for (const auto& f : s.failures)
+      out += fmt::format("  ✗ {} @ {} ({} of {} runs): {}\n", f.case_name, f.build, f.failed_runs, f.runs, f.failure);
+  }
+  if (!s.skip_groups.empty()) {
+    out += "\nskipped:\n";
+    for (const auto& g : s.skip_groups)
+      out += "  " + (g.cases.empty() ? "" : join(g.cases, ", ") + " @ ") + join(g.builds, ", ") + ": " + g.reason + "\n";
+  }
+  if (!s.article_table.empty()) {
+    out += "\nthe article reported:\n";
+    for (const auto& row : s.article_table.rows) out += "  " + row[0] + ": " + row[1] + "\n";
+  }
+  if (!s.sources.empty()) out += "\nresults: " + join(s.sources, ", ") + "\n";
+
+  if (s.multi_host()) {
+    out += "machines:\n";
+    for (const auto& m : s.machines) out += "  " + (m.hostname.empty() ? "?" : m.hostname) + ": " + machine_summary(m) + "\n";
+  }
+  if (s.compares_builds()) {
+    out += "\n" + render_text_table(s.vs_baseline_table);
+    out += "vs " + s.baseline_python + ": wall / wall of the " + s.baseline_python +
+           " build on the same machine, same case, paired by repeat (median ± MAD)\n";
+  }
+  for (const auto& note : s.notes) out += "note: " + note + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const ReportModel& model) {
+  std::string out;
+  for (std::size_t n = 0; n < model.sections.size(); ++n) out += (n ? "\n" : "") + section_text(model.sections[n]);
+  return out;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,498 @@
+#include "results/record_json.hpp"
+
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+using nlohmann::json;
+
+namespace {
+
+// Reads the fields of one JSON object; a field of the wrong kind is a RecordError that names it. An
+// absent or null field is its default: older files lack fields newer ones have.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string what) : j_(object), what_(std::move(what)) {}
+
+  const json* find(const char* key) const {
+    if (!j_.is_object()) return nullptr;
+    const auto it = j_.find(key);
+    return it == j_.end() || it->is_null() ? nullptr : &*it;
+  }
+  std::string text(const char* key) const {
+    const json* v = find(key);
+    if (!v) return "";
+    if (!v->is_string()) wrong(key, "a string");
+    return v->get<std::string>();
+  }
+  std::optional<std::string> maybe_text(const char* key) const {
+    if (!find(key)) return std::nullopt;
+    return text(key);
+  }
+  std::optional<std::int64_t> maybe_integer(const char* key) const {
+    const json* v = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number()) wrong(key, "a number");
+    return v->get<std::int64_t>();
+  }
+  std::int64_t integer(const char* key) const { return maybe_integer(key).value_or(0); }
+  int small_integer(const char* key) const { return static_cast<int>(integer(key)); }
+  double number(const char* key) const {
+    const json* v = find(key);
+    if (!v) return 0;
+    if (!v->is_number()) wrong(key, "a number");
+    return v->get<double>();
+  }
+  std::optional<bool> maybe_flag(const char* key) const {
+    const json* v = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) wrong(key, "true or false");
+    return v->get<bool>();
+  }
+  bool flag(const char* key, bool otherwise) const { return maybe_flag(key).value_or(otherwise); }
+  // A value the schema does not look into (a script's result, params): as it is.
+  json any(const char* key, json otherwise) const {
+    const json* v = find(key);
+    return v ? *v : otherwise;
+  }
+  const json* object(const char* key) const {
+    const json* v = find(key);
+    if (v && !v->is_object()) wrong(key, "an object");
+    return v;
+  }
+  const json* array(const char* key) const {
+    const json* v = find(key);
+    if (v && !v->is_array()) wrong(key, "a list");
+    return v;
+  }
+  std::vector<std::string> texts(const char* key) const {
+    std::vector<std::string> out;
+    if (const json* list = array(key))
+      for (const auto& item : *list)
+        if (item.is_string()) out.push_back(item.get<std::string>());
+    return out;
+  }
+  FieldReader nested(const char* key) const {
+    const json* v = object(key);
+    return FieldReader(v ? *v : empty_, what_ + "'s \"" + key + "\"");
+  }
+
+  [[noreturn]] void wrong(const char* key, const char* kind) const {
+    throw RecordError(what_ + " whose \"" + key + "\" is not " + kind);
+  }
+
+ private:
+  static inline const json empty_ = json::object();
+  const json& j_;
+  std::string what_;
+};
+
+void put_origin(json& j, const RecordOrigin& o) {
+  if (!o.host.empty()) j["host"] = o.host;
+  if (!o.source.empty()) j["source"] = o.source;
+  if (o.session) j["session"] = *o.session;
+}
+
+RecordOrigin origin_from(const FieldReader& f) {
+  RecordOrigin o;
+  o.host = f.text("host");
+  o.source = f.text("source");
+  if (auto s = f.maybe_integer("session")) o.session = static_cast<int>(*s);
+  return o;
+}
+
+json optional_json(const std::optional<bool>& v) { return v ? json(*v) : json(); }
+
+// The flat records' fields, each named once: writing and reading walk the same list.
+template <typename Cpu, typename Visit>
+void cpu_fields(Cpu& c, Visit&& visit) {
+  visit("user_ns", c.user_ns);
+  visit("sys_ns", c.sys_ns);
+  visit("children_user_ns", c.children_user_ns);
+  visit("children_sys_ns", c.children_sys_ns);
+  visit("cpu_ns", c.cpu_ns);
+  visit("voluntary_switches", c.voluntary_switches);
+  visit("involuntary_switches", c.involuntary_switches);
+}
+
+template <typename Tree, typename Visit>
+void tree_fields(Tree& t, Visit&& visit) {  // and the timeline, which is rows
+  visit("samples", t.samples);
+  visit("peak_tree_rss_bytes", t.peak_tree_rss_bytes);
+  visit("peak_root_rss_bytes", t.peak_root_rss_bytes);
+  visit("peak_threads", t.peak_threads);
+  visit("peak_processes", t.peak_processes);
+  visit("sampling_cost_ns", t.sampling_cost_ns);
+}
+
+template <typename Machine, typename Visit>
+void machine_fields(Machine& m, Visit&& visit) {
+  visit("hostname", m.hostname);
+  visit("kernel", m.kernel);
+  visit("arch", m.arch);
+  visit("cpu_model", m.cpu_model);
+  visit("cores", m.cores);
+  visit("online_cpus", m.online_cpus);
+  visit("memory_bytes", m.memory_bytes);
+}
+
+template <typename Build, typename Visit>
+void build_fields(Build& b, Visit&& visit) {
+  visit("label", b.label);
+  visit("version", b.version);
+  visit("executable", b.executable);
+  visit("realpath", b.realpath);
+  visit("source", b.source);
+  visit("implementation", b.implementation);
+  visit("free_threaded", b.free_threaded);
+  visit("gil_forced", b.gil_forced);
+  visit("shared", b.shared);
+  visit("supported", b.supported);
+  visit("libpython", b.libpython);
+  visit("prefix", b.prefix);
+  visit("compiler", b.compiler);
+  visit("build_flags", b.build_flags);
+  visit("unsupported_reason", b.unsupported_reason);
+  visit("mode", b.mode);
+  visit("original_label", b.original_label);
+}
+
+// Writes each field it is shown; an absent optional is left out.
+struct FieldWriter {
+  json& out;
+  template <typename T>
+  void operator()(const char* key, const T& value) const { out[key] = value; }
+  void operator()(const char* key, const std::optional<std::string>& value) const {
+    if (value) out[key] = *value;
+  }
+};
+
+// Reads each field it is shown; an absent one keeps the default it has.
+struct FieldFiller {
+  const FieldReader& in;
+  void operator()(const char* key, std::string& value) const { value = in.text(key); }
+  void operator()(const char* key, std::optional<std::string>& value) const { value = in.maybe_text(key); }
+  void operator()(const char* key, std::int64_t& value) const { value = in.maybe_integer(key).value_or(value); }
+  void operator()(const char* key, int& value) const {
+    value = static_cast<int>(in.maybe_integer(key).value_or(value));
+  }
+  void operator()(const char* key, bool& value) const { value = in.flag(key, value); }
+};
+
+template <typename Record, typename Fields>
+json write_fields(const Record& record, Fields&& fields) {
+  json out = json::object();
+  fields(record, FieldWriter{out});
+  return out;
+}
+
+template <typename Record, typename Fields>
+Record read_fields(const FieldReader& in, Fields&& fields) {
+  Record record;
+  fields(record, FieldFiller{in});
+  return record;
+}
+
+json cpu_json(const CaseCpu& c) {
+  return write_fields(c, [](const CaseCpu& x, auto&& visit) { cpu_fields(x, visit); });
+}
+
+CaseCpu cpu_from(const FieldReader& f) {
+  return read_fields<CaseCpu>(f, [](CaseCpu& x, auto&& visit) { cpu_fields(x, visit); });
+}
+
+json tree_json(const TreeSummary& t) {
+  json out = write_fields(t, [](const TreeSummary& x, auto&& visit) { tree_fields(x, visit); });
+  json timeline = json::array();
+  for (const auto& p : t.timeline) timeline.push_back({p.t_ms, p.tree_rss_bytes, p.threads, p.processes});
+  out["timeline_columns"] = {"t_ms", "tree_rss_bytes", "threads", "processes"};
+  out["timeline"] = timeline;
+  return out;
+}
+
+TreeSummary tree_from(const FieldReader& f) {
+  TreeSummary t = read_fields<TreeSummary>(f, [](TreeSummary& x, auto&& visit) { tree_fields(x, visit); });
+  if (const json* rows = f.array("timeline"))
+    for (const auto& p : *rows) {
+      // [t_ms, tree_rss_bytes, threads, processes]; a row that is not one is passed over.
+      if (!p.is_array() || p.size() < 2 || !p[0].is_number() || !p[1].is_number()) continue;
+      TimelinePoint point{p[0].get<double>(), p[1].get<double>(), 0, 0};
+      if (p.size() >= 4 && p[2].is_number() && p[3].is_number()) {
+        point.threads = p[2].get<int>();
+        point.processes = p[3].get<int>();
+      }
+      t.timeline.push_back(point);
+    }
+  return t;
+}
+
+json error_json(const RunError& e) {
+  json j = {{"type", e.type}, {"message", e.message}};
+  if (!e.qualname.empty()) j["qualname"] = e.qualname;
+  return j;
+}
+
+RunError error_from(const FieldReader& f) { return {f.text("type"), f.text("qualname"), f.text("message")}; }
+
+SkipRecord skip_from_json(const json& j) {
+  FieldReader f(j, "a skip record");
+  SkipRecord s;
+  s.experiment = f.text("experiment");
+  s.selector = f.text("selector");
+  s.case_name = f.text("case");
+  s.label = f.text("label");
+  s.interpreter = f.text("interpreter");
+  s.reason = f.text("reason");
+  s.origin = origin_from(f);
+  s.original_label = f.maybe_text("original_label");
+  return s;
+}
+
+BuildRecord build_from_json(const json& j) {
+  return read_fields<BuildRecord>(FieldReader(j, "an entry of a meta record's \"interpreters\""),
+                                  [](BuildRecord& x, auto&& visit) { build_fields(x, visit); });
+}
+
+MetaRecord meta_from_json(const json& j) {
+  const auto format = j.find("format");
+  if (format == j.end()) throw RecordError("a meta record without \"format\"");
+  if (!format->is_number_integer() || format->get<long long>() < kOldestResultsFormat ||
+      format->get<long long>() > kResultsFormat)
+    throw RecordError("results format " + format->dump() + " is not one this gilhost reads (format " +
+                      std::to_string(kResultsFormat) + "; was it written by a newer gilhost?)");
+  FieldReader f(j, "a meta record");
+  MetaRecord m;
+  m.format = format->get<int>();
+  m.gilhost_version = f.text("gilhost_version");
+  m.started_unix_ns = f.integer("started_unix_ns");
+  m.config_file = f.text("config_file");
+  if (const json* machine = f.object("machine")) m.machine = machine_from_json(*machine);
+  if (const json* ex = f.object("experiment")) m.experiment = experiment_info(*ex);
+  if (const json* list = f.array("interpreters"))
+    for (const auto& i : *list)
+      if (i.is_object()) m.interpreters.push_back(build_from_json(i));
+  m.source = f.text("source");
+  if (auto s = f.maybe_integer("session")) m.session = static_cast<int>(*s);
+  return m;
+}
+
+}  // namespace
+
+json to_json(const RunRecord& r) {
+  json j = {{"type", "run"},
+            {"experiment", r.experiment},
+            {"case", r.case_name},
+            {"base_case", r.base_case},
+            {"params", r.params},
+            {"sweep", r.sweep},
+            {"interpreter", r.interpreter},
+            {"python", r.python},
+            {"executable", r.executable},
+            {"free_threaded", r.free_threaded},
+            {"mode", r.mode},
+            {"subinterpreters", r.subinterpreters},
+            {"gil", r.gil},
+            {"round", r.round},
+            {"repeat", r.repeat},
+            {"warmup", r.warmup},
+            {"time_unix_ns", r.time_unix_ns},
+            {"status", status_name(r.status)},
+            {"exit_code", r.exit_code},
+            {"signal", r.signal},
+            {"note", r.note},
+            {"wall_ns", r.wall_ns},
+            {"wall_from", r.wall_from},
+            {"parent_wall_ns", r.parent_wall_ns},
+            {"init_ns", r.init_ns},
+            {"prepare_ns", r.prepare_ns},
+            {"finalize_ns", r.finalize_ns},
+            {"cpu", r.cpu ? cpu_json(*r.cpu) : json::object()},
+            {"cpu_per_wall", r.cpu_per_wall},
+            {"tree_cpu_ns", r.tree_cpu_ns},
+            {"max_rss_kb", r.max_rss_kb},
+            {"rss", r.rss ? tree_json(*r.rss) : json()},
+            {"has_result", r.has_result},
+            {"result", r.result},
+            {"error", r.error ? error_json(*r.error) : json()},
+            {"metrics", r.metrics},
+            {"marks", r.marks},
+            {"gil_enabled", optional_json(r.gil_enabled)},
+            {"gil_enabled_before", optional_json(r.gil_enabled_before)},
+            {"gil_forced", r.gil_forced},
+            {"gil_reenabled_by", r.gil_reenabled_by},
+            {"threads_alive_at_end", r.threads_alive_at_end ? json(*r.threads_alive_at_end) : json()},
+            {"stdout", r.stdout_text},
+            {"stderr", r.stderr_text},
+            {"stdout_bytes", r.stdout_bytes},
+            {"stderr_bytes", r.stderr_bytes},
+            {"leftover_processes", r.leftover_processes},
+            {"expect_ok", r.expect_ok}};
+  if (r.bootstrap_ns) {
+    j["bootstrap_ns"] = *r.bootstrap_ns;
+    j["bootstrap_cached"] = r.bootstrap_cached;
+  }
+  if (r.per_interpreter) j["per_interpreter"] = *r.per_interpreter;
+  json checks = json::array();
+  for (const auto& c : r.expect) checks.push_back({{"expect", c.expect}, {"ok", c.ok}, {"detail", c.detail}});
+  j["expect"] = checks;
+  put_origin(j, r.origin);
+  if (r.original_interpreter) j["original_interpreter"] = *r.original_interpreter;
+  return j;
+}
+
+RunRecord run_from_json(const json& j) {
+  std::vector<std::string> missing;
+  for (const char* key : {"experiment", "case", "interpreter", "status"})
+    if (!j.contains(key) || !j[key].is_string()) missing.push_back(std::string("\"") + key + "\"");
+  if (!j.contains("wall_ns") || !j["wall_ns"].is_number()) missing.push_back("\"wall_ns\"");
+  if (!missing.empty()) throw RecordError("a run record without " + join(missing, ", "));
+  const std::string status = j["status"].get<std::string>();
+  const auto parsed = parse_status(status);
+  if (!parsed)
+    throw RecordError("a run record whose \"status\" is \"" + status + "\" (ok, error, timeout, crashed or interrupted)");
+
+  FieldReader f(j, "a run record");
+  RunRecord r;
+  r.experiment = f.text("experiment");
+  r.case_name = f.text("case");
+  r.base_case = f.text("base_case");
+  r.params = f.any("params", json::object());
+  r.sweep = f.any("sweep", json::object());
+  r.interpreter = f.text("interpreter");
+  r.python = f.text("python");
+  r.executable = f.text("executable");
+  r.free_threaded = f.flag("free_threaded", false);
+  r.mode = f.text("mode");
+  r.subinterpreters = f.small_integer("subinterpreters");
+  r.gil = f.text("gil");
+  r.round = f.small_integer("round");
+  r.repeat = f.small_integer("repeat");
+  r.warmup = f.flag("warmup", false);
+  r.time_unix_ns = f.integer("time_unix_ns");
+  r.status = *parsed;
+  r.exit_code = f.small_integer("exit_code");
+  r.signal = f.small_integer("signal");
+  r.note = f.text("note");
+  r.wall_ns = f.integer("wall_ns");
+  r.wall_from = f.text("wall_from");
+  r.parent_wall_ns = f.integer("parent_wall_ns");
+  r.init_ns = f.integer("init_ns");
+  r.prepare_ns = f.integer("prepare_ns");
+  r.finalize_ns = f.integer("finalize_ns");
+  r.bootstrap_ns = f.maybe_integer("bootstrap_ns");
+  r.bootstrap_cached = f.flag("bootstrap_cached", false);
+  if (const json* cpu = f.object("cpu"); cpu && !cpu->empty()) r.cpu = cpu_from(f.nested("cpu"));
+  r.cpu_per_wall = f.number("cpu_per_wall");
+  r.tree_cpu_ns = f.integer("tree_cpu_ns");
+  r.max_rss_kb = f.integer("max_rss_kb");
+  if (f.object("rss")) r.rss = tree_from(f.nested("rss"));
+  r.has_result = f.flag("has_result", false);
+  r.result = f.any("result", json());
+  if (f.object("error")) r.error = error_from(f.nested("error"));
+  r.metrics = f.any("metrics", json::object());
+  r.marks = f.any("marks", json::array());
+  r.gil_enabled = f.maybe_flag("gil_enabled");
+  r.gil_enabled_before = f.maybe_flag("gil_enabled_before");
+  r.gil_forced = f.flag("gil_forced", false);
+  r.gil_reenabled_by = f.texts("gil_reenabled_by");
+  r.threads_alive_at_end = f.maybe_integer("threads_alive_at_end");
+  if (const json* per = f.find("per_interpreter")) r.per_interpreter = *per;
+  r.stdout_text = f.text("stdout");
+  r.stderr_text = f.text("stderr");
+  r.stdout_bytes = f.integer("stdout_bytes");
+  r.stderr_bytes = f.integer("stderr_bytes");
+  r.leftover_processes = f.small_integer("leftover_processes");
+  if (const json* checks = f.array("expect"))
+    for (const auto& c : *checks) {
+      FieldReader check(c, "an entry of a run record's \"expect\"");
+      r.expect.push_back({check.text("expect"), check.flag("ok", true), check.text("detail")});
+    }
+  r.expect_ok = f.flag("expect_ok", true);
+  r.origin = origin_from(f);
+  r.original_interpreter = f.maybe_text("original_interpreter");
+  return r;
+}
+
+TreeSummary tree_summary_from_json(const json& rss) { return tree_from(FieldReader(rss, "the sampler's summary")); }
+
+json to_json(const SkipRecord& s) {
+  json j = {{"type", "skip"}, {"experiment", s.experiment}, {"reason", s.reason}};
+  // A selector's skip names the selector and what it found; a case's, the case and the build.
+  if (!s.selector.empty() || !s.label.empty()) {
+    j["selector"] = s.selector;
+    j["label"] = s.label;
+  }
+  if (!s.case_name.empty() || !s.interpreter.empty()) {
+    j["case"] = s.case_name;
+    j["interpreter"] = s.interpreter;
+  }
+  put_origin(j, s.origin);
+  if (s.original_label) j["original_label"] = *s.original_label;
+  return j;
+}
+
+json to_json(const MachineRecord& m) {
+  return write_fields(m, [](const MachineRecord& x, auto&& visit) { machine_fields(x, visit); });
+}
+
+MachineRecord machine_from_json(const json& j) {
+  return read_fields<MachineRecord>(FieldReader(j, "a meta record's \"machine\""),
+                                    [](MachineRecord& x, auto&& visit) { machine_fields(x, visit); });
+}
+
+json to_json(const BuildRecord& b) {
+  return write_fields(b, [](const BuildRecord& x, auto&& visit) { build_fields(x, visit); });
+}
+
+ExperimentInfo experiment_info(const json& document) {
+  FieldReader f(document, "a meta record's \"experiment\"");
+  ExperimentInfo ex;
+  ex.document = document;
+  ex.name = f.text("name");
+  ex.description = f.text("description");
+  ex.profile = f.text("profile");
+  ex.baseline = f.text("baseline");
+  if (auto repeat = f.maybe_integer("repeat")) ex.repeat = static_cast<int>(*repeat);
+  ex.warmup = f.small_integer("warmup");
+  ex.params = f.any("params", json::object());
+  if (const json* article = f.find("article"); article && article->is_object())
+    for (const auto& [k, v] : article->items()) ex.article.emplace_back(k, v);
+  if (const json* cases = f.array("cases"))
+    for (const auto& c : *cases) {
+      FieldReader one(c, "a case of a meta record's \"experiment\"");
+      if (c.is_object()) ex.cases.push_back({one.text("name"), one.text("show")});
+    }
+  return ex;
+}
+
+json to_json(const MetaRecord& m) {
+  json interpreters = json::array();
+  for (const auto& b : m.interpreters) interpreters.push_back(to_json(b));
+  json j = {{"type", "meta"},
+            {"format", m.format},
+            {"gilhost_version", m.gilhost_version},
+            {"started_unix_ns", m.started_unix_ns},
+            {"machine", m.machine ? to_json(*m.machine) : json()},
+            {"experiment", m.experiment.document},
+            {"interpreters", interpreters},
+            {"config_file", m.config_file}};
+  if (!m.source.empty()) j["source"] = m.source;
+  if (m.session) j["session"] = *m.session;
+  return j;
+}
+
+json to_json(const ResultsLine& line) {
+  return std::visit([](const auto& record) { return to_json(record); }, line);
+}
+
+ResultsLine line_from_json(const json& line) {
+  const auto type = line.find("type");
+  if (type == line.end() || !type->is_string()) throw RecordError("not a gilhost record (it has no \"type\")");
+  const std::string t = type->get<std::string>();
+  if (t == "meta") return meta_from_json(line);
+  if (t == "run") return run_from_json(line);
+  if (t == "skip") return skip_from_json(line);
+  throw RecordError("unknown record type \"" + t + "\"");
+}
+
+}  // namespace gilhost
