@@ -185,6 +185,11 @@ struct MetaRecord {
   std::optional<MachineRecord> machine;
   ExperimentInfo experiment;
   std::vector<BuildRecord> interpreters;
+  // How quiet the machine was when the session started (measure/system_state: governor, turbo, ASLR,
+  // load average, CPU MHz, isolated CPUs), kept whole as written; null in older files.
+  nlohmann::json system;
+  std::string cpus;                   // --cpus: every run pinned there ("" not pinned)
+  bool appended_to_existing = false;  // -o named a file that already held sessions
   std::string source;          // set by `merge`
   std::optional<int> session;  // set by `merge`
 };

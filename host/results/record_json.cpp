@@ -271,6 +271,10 @@ MetaRecord meta_from_json(const json& j) {
   if (const json* list = f.array("interpreters"))
     for (const auto& i : *list)
       if (i.is_object()) m.interpreters.push_back(build_from_json(i));
+  if (const auto system = j.find("system"); system != j.end() && system->is_object()) m.system = *system;
+  if (const auto cpus = j.find("cpus"); cpus != j.end() && cpus->is_string()) m.cpus = cpus->get<std::string>();
+  if (const auto appended = j.find("appended_to_existing"); appended != j.end() && appended->is_boolean())
+    m.appended_to_existing = appended->get<bool>();
   m.source = f.text("source");
   if (auto s = f.maybe_integer("session")) m.session = static_cast<int>(*s);
   return m;
@@ -476,6 +480,9 @@ json to_json(const MetaRecord& m) {
             {"experiment", m.experiment.document},
             {"interpreters", interpreters},
             {"config_file", m.config_file}};
+  if (!m.system.is_null()) j["system"] = m.system;
+  if (!m.cpus.empty()) j["cpus"] = m.cpus;
+  if (m.appended_to_existing) j["appended_to_existing"] = true;
   if (!m.source.empty()) j["source"] = m.source;
   if (m.session) j["session"] = *m.session;
   return j;

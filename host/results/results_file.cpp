@@ -110,12 +110,16 @@ std::string to_jsonl(const std::vector<ResultsLine>& lines) {
 }
 
 std::string default_results_path(const std::string& name) {
+  // The second and this process: two sessions started in the same second still write apart.
   std::time_t t = std::time(nullptr);
   std::tm tm{};
   localtime_r(&t, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  return "results/" + name + "-" + stamp + ".jsonl";
+  const std::string base = "results/" + name + "-" + stamp + "-" + std::to_string(::getpid());
+  std::string path = base + ".jsonl";
+  for (int n = 2; std::filesystem::exists(path); ++n) path = base + "-" + std::to_string(n) + ".jsonl";
+  return path;
 }
 
 }  // namespace gilhost

@@ -110,9 +110,16 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
       if (r.round == 0) std::cout << "  " << r.c->name << " @ " << r.interp->label << " [" << r.interp->mode() << "]\n";
     return 0;
   }
+  // A default name is this session's alone; a file named with -o is appended to, and the meta says so.
   const std::string path = ro.output.empty() ? default_results_path(ex.name) : ro.output;
+  std::error_code ec;
+  const bool appending = !ro.output.empty() && fs::file_size(path, ec) > 0 && !ec;
+  if (appending) std::cerr << "gilhost: appending this session to " << path << ", which holds earlier ones\n";
   ResultsWriter writer(path);
-  const MetaRecord meta = make_meta(ex, sel.selected, file);
+  MetaRecord meta = make_meta(ex, sel.selected, file);
+  meta.system = read_system_state().to_json();
+  meta.cpus = ro.cpus;
+  meta.appended_to_existing = appending;
   writer.append(meta);
 
   const bool tty = ::isatty(2);
