@@ -54,12 +54,14 @@ nlohmann::json Experiment::to_json() const {
                           {"requires", requires},
                           {"expect", expects}});
   }
+  nlohmann::json views_json = nlohmann::json::array();
+  for (const auto& v : views) views_json.push_back(view_to_json(v));
   return {{"name", name},       {"description", description}, {"path", path},
           {"script", script},   {"interpreters", interpreters}, {"repeat", repeat},
           {"warmup", warmup},   {"timeout_s", timeout_s},     {"sample_interval_ms", sample_interval_ms},
           {"baseline", baseline}, {"env", env},               {"article", article},
           {"params", params},   {"profile", profile},         {"cases", cases_json},
-          {"param_overrides", param_overrides}, {"case_globs", case_globs}};
+          {"param_overrides", param_overrides}, {"case_globs", case_globs}, {"views", views_json}};
 }
 
 }  // namespace gilhost

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/enums.hpp"
+#include "config/view.hpp"
 #include "util/version.hpp"
 
 namespace gilhost {
@@ -94,6 +95,7 @@ struct Experiment {
   std::vector<std::string> case_globs;                       // --case GLOB
   std::vector<std::string> profile_names;
   std::vector<Case> cases;
+  std::vector<ViewSpec> views;  // [[view]], in file order
 
   const Case* find_case(const std::string& case_name) const;
   nlohmann::json to_json() const;  // recorded in the results file's header

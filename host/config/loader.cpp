@@ -61,7 +61,7 @@ class Loader {
     Experiment ex;
     ex.path = fs::absolute(path_).lexically_normal().string();
     ex.name = fs::path(path_).stem().string();
-    check_keys(root, {"experiment", "params", "profile", "case"}, "the top level");
+    check_keys(root, {"experiment", "params", "profile", "case", "view"}, "the top level");
 
     const toml::table* exp = table_at(root, "experiment");
     if (!exp) {
@@ -116,6 +116,7 @@ class Loader {
       }
     }
     if (ex.cases.empty() && errors_.empty()) error(root.source(), "no [[case]]: an experiment needs at least one");
+    read_views(root, ex);  // before a profile drops cases: a view of a dropped case is not a typo
 
     if (applied) {
       // (Unknown names in its case list are reported below, with every profile's.)
@@ -445,6 +446,57 @@ class Loader {
         error(t.source(), "case '" + *name + "': subinterpreters run a function: use call = \"...\", not main");
       ex.cases.push_back(std::move(expanded));
     }
+  }
+
+  // [[view]]: each names cases that exist (an expanded name, or a base name with one case).
+  void read_views(const toml::table& root, Experiment& ex) {
+    const toml::node* node = root.get("view");
+    if (!node) return;
+    const toml::array* arr = node->as_array();
+    if (!arr || !arr->is_array_of_tables()) {
+      error(node->source(), "'view' must be an array of tables: write each as [[view]]");
+      return;
+    }
+    for (auto&& item : *arr) {
+      const toml::table& t = *item.as_table();
+      check_keys(t, {"title", "kind", "a", "b", "key", "unit", "article"}, "[[view]]");
+      ViewSpec v;
+      v.title = get_string(t, "title").value_or("");
+      const std::string kind = get_string(t, "kind").value_or("");
+      if (auto k = parse_view_kind(kind)) v.kind = *k;
+      else error(t.get("kind") ? t.get("kind")->source() : t.source(), "a [[view]] needs kind = \"ratio\" or \"value\"");
+      v.a = view_case(t, "a", ex);
+      if (v.kind == ViewKind::ratio) v.b = view_case(t, "b", ex);
+      else if (t.get("b")) error(t.get("b")->source(), "'b' is for kind = \"ratio\"");
+      v.key = get_string(t, "key").value_or("");
+      if (v.kind == ViewKind::value && v.key.empty()) error(t.source(), "a value view needs key = \"a.dotted.key\" of the case's result");
+      v.unit = get_string(t, "unit").value_or("");
+      if (const toml::node* a = t.get("article")) {
+        if (auto i = a->as_integer()) v.article = static_cast<double>(i->get());
+        else if (auto f = a->as_floating_point()) v.article = f->get();
+        else error(a->source(), "'article' must be a number (the article's figure)");
+      }
+      if (v.title.empty()) v.title = v.kind == ViewKind::ratio ? v.a + " / " + v.b : v.a + " " + v.key;
+      ex.views.push_back(std::move(v));
+    }
+  }
+
+  // A case a view names, as its expanded name.
+  std::string view_case(const toml::table& t, const char* key, const Experiment& ex) {
+    auto name = get_string(t, key);
+    if (!name) {
+      error(t.source(), std::string("a [[view]] needs ") + key + " = \"case name\"");
+      return "";
+    }
+    std::vector<std::string> expanded;
+    for (const auto& c : ex.cases) {
+      if (c.name == *name) return *name;
+      if (c.base_name == *name) expanded.push_back(c.name);
+    }
+    if (expanded.size() == 1) return expanded.front();
+    error(t.get(key)->source(), expanded.empty() ? "view names unknown case '" + *name + "'"
+                                                 : "'" + *name + "' is swept: name one of " + join(expanded, ", "));
+    return "";
   }
 
   std::string path_;

@@ -59,6 +59,27 @@ json cell_json(const Section& s, const Cell& cell) {
   return j;
 }
 
+json scaling_json(const Scaling& sc) {
+  json lines = json::array();
+  for (const auto& line : sc.lines) {
+    json points = json::array();
+    for (const auto& p : line.points)
+      points.push_back({{"n", p.n}, {"case", p.case_name}, {"speedup", to_json(p.speedup)}, {"ideal", p.ideal},
+                        {"efficiency", p.efficiency ? json(*p.efficiency) : json()}});
+    lines.push_back({{"build", line.build}, {"points", points}});
+  }
+  return {{"case", sc.base_case}, {"key", sc.key}, {"fixed", sc.fixed}, {"counts", sc.counts},
+          {"cores", sc.cores > 0 ? json(sc.cores) : json()}, {"builds", lines}};
+}
+
+json headline_json(const Headline& h) {
+  json values = json::array();
+  for (const auto& v : h.values) values.push_back({{"build", v.build}, {"value", v.value ? json(*v.value) : json()}, {"text", v.text}});
+  json j = view_to_json(h.spec);
+  j.update({{"unit", h.unit}, {"how", h.how}, {"values", values}, {"article", h.spec.article ? json(*h.spec.article) : json()}});
+  return j;
+}
+
 json section_json(const Section& s) {
   const Summary& sum = s.summary;
   json cells = json::array(), builds = json::array(), machines = json::array(), skips = json::array(), article = json::object();
@@ -69,6 +90,9 @@ json section_json(const Section& s) {
   for (const auto& m : s.machines) machines.push_back(to_json(m));
   for (const auto& k : sum.skips) skips.push_back(to_json(k));
   for (const auto& [name, text] : s.experiment_meta.article) article.emplace(name, text);
+  json views = json::array(), scaling = json::array();
+  for (const auto& h : s.headlines) views.push_back(headline_json(h));
+  for (const auto& sc : s.scaling) scaling.push_back(scaling_json(sc));
   json ex = {{"experiment", s.experiment},
              {"description", s.description},
              {"profile", s.profile()},
@@ -81,7 +105,9 @@ json section_json(const Section& s) {
              {"cells", cells},
              {"skips", skips},
              {"expectation_failures", sum.expectation_failures},
-             {"article", article}};
+             {"article", article},
+             {"views", views},
+             {"scaling", scaling}};
   if (!s.baseline_python.empty()) ex.emplace("baseline_python", s.baseline_python);
   if (!s.notes.empty()) ex.emplace("notes", s.notes);
   return ex;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/charts.hpp"
 #include "report/markup.hpp"
 #include "util/strings.hpp"
 
@@ -36,9 +37,7 @@ namespace {
 
 std::string e(const std::string& s) { return html_escape(s); }
 
-const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#79706e"};
-std::string color(std::size_t i) { return kPalette[i % (sizeof kPalette / sizeof *kPalette)]; }
+std::string color(std::size_t i) { return chart_color(i); }
 
 std::string num(double v) { return fmt::format("{:.1f}", v); }
 
@@ -85,6 +84,11 @@ svg text.skipped { fill: #8c959f; font-style: italic; }
 ul.failures li, ul.skips li { margin: 2px 0; }
 code.flags { display: block; max-width: 520px; white-space: pre-wrap; word-break: break-all; }
 summary { cursor: pointer; color: var(--muted); }
+svg text.group { font-weight: 600; }
+svg text.marker { fill: #cf222e; }
+svg .article, svg .cores, svg .ncores { stroke: #cf222e; stroke-width: 1.4; }
+svg .one { stroke: #57606a; stroke-width: 1.2; }
+figure.view, figure.scaling { margin-bottom: 8px; }
 )CSS";
 
 std::string table_html(const Table& table, const std::string& cls) {
@@ -294,6 +298,10 @@ class HtmlMarkup : public Markup {
   std::string quote(const std::string& text) const override { return "'" + e(text) + "'"; }
   std::string verdict(bool ok) const override { return ok ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"; }
   std::string all_held_mark() const override { return verdict(true) + " "; }
+  std::string headline_chart(const Section& s, const Headline& h) const override { return headline_svg(s, h); }
+  std::string scaling_chart(const Section& s, const Scaling& sc) const override {
+    return "<figure class=\"scaling\"><figcaption>" + e(sc.title()) + "</figcaption>\n" + scaling_svg(s, sc) + "</figure>\n";
+  }
 };
 
 std::string facts_html(const Section& s) {
@@ -307,6 +315,7 @@ std::string facts_html(const Section& s) {
 
 std::string section_html(const Section& s) {
   const Summary& sum = s.summary;
+  const HtmlMarkup markup{};
   std::string out = "<section class=\"experiment\" id=\"" + e("x-" + s.experiment) + "\">\n<h2>" + e(s.experiment) +
                     (s.description.empty() ? "" : " — " + e(s.description)) + "</h2>\n";
   out += facts_html(s);
@@ -316,6 +325,11 @@ std::string section_html(const Section& s) {
     out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations" +
            std::string(s.baseline_of.empty() ? "" : "; vs " + e(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat") +
            ".</p>\n" + grid_html(s);
+    if (const std::string chart = parallelism_svg(s); !chart.empty())
+      out += "<h3>Effective parallelism</h3>\n<p class=\"muted\">CPU time / wall time of each case, median over its runs: about 1 "
+             "means one core busy at a time (what a GIL allows pure-Python threads), up to the machine's cores when the work "
+             "runs in parallel.</p>\n<figure class=\"parallelism\">" + chart + "</figure>\n";
+    out += render_views(s, markup);
     out += "<h3>Wall time and memory per case</h3>\n<p class=\"muted\">Bars: median wall time per build, whiskers from the fastest to the "
            "slowest run. Lines: RSS of the whole process tree during the median run of each build (dashed: free-threaded).</p>\n";
     for (const auto& c : sum.cases) {
@@ -325,7 +339,7 @@ std::string section_html(const Section& s) {
       out += "</div></div>\n";
     }
   }
-  out += render_findings(s, HtmlMarkup{});
+  out += render_findings(s, markup);
   return out + "</section>\n";
 }
 

@@ -104,7 +104,8 @@ std::string section_md(const Section& s) {
   if (s.compares_builds())
     out += "### vs " + esc(s.baseline_python) + "\n\nWall time / wall time of the " + esc(s.baseline_python) +
            " build on the same machine, same case, paired by repeat (median ± MAD).\n\n" + markdown_table(s.vs_baseline_table) + "\n";
-  return out + render_findings(s, MarkdownMarkup{});
+  const MarkdownMarkup markup{};
+  return out + render_views(s, markup) + render_findings(s, markup);
 }
 
 }  // namespace

@@ -6,6 +6,26 @@
 
 namespace gilhost {
 
+std::string render_views(const Section& s, const Markup& m) {
+  std::string out;
+  if (!s.headlines.empty()) {
+    out += m.heading("Headline views") + m.table(s.headlines_table, "views");
+    std::vector<std::string> items;
+    for (const auto& h : s.headlines) items.push_back(m.strong(m.escape(h.spec.title)) + ": " + m.escape(h.how));
+    out += m.list(items, "views-how");
+    std::string charts;
+    for (const auto& h : s.headlines) charts += m.headline_chart(s, h);
+    out += charts;
+  }
+  if (!s.scaling.empty()) {
+    out += m.heading("Scaling");
+    for (const auto& sc : s.scaling)
+      out += m.paragraph(m.strong(m.escape(sc.title())) + " — " + m.escape(scaling_caption(sc)), "muted") +
+             m.scaling_chart(s, sc) + m.table(sc.table, "scaling");
+  }
+  return out;
+}
+
 std::string render_findings(const Section& s, const Markup& m) {
   const Summary& sum = s.summary;
   std::string out;

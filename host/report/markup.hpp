@@ -23,7 +23,13 @@ class Markup {
   virtual std::string quote(const std::string& text) const = 0;  // a name in running text
   virtual std::string verdict(bool ok) const = 0;                // ✓ / ✗
   virtual std::string all_held_mark() const = 0;                 // before "Every expectation held."
+  // Charts (HTML draws them; Markdown has only the tables).
+  virtual std::string headline_chart(const Section&, const Headline&) const { return ""; }
+  virtual std::string scaling_chart(const Section&, const Scaling&) const { return ""; }
 };
+
+// The headline views ([[view]]) and the scaling views: a table each, the charts where the format draws.
+std::string render_views(const Section& section, const Markup& markup);
 
 // The details table, expectations not met (or that every one held), skips, the article's table, notes.
 std::string render_findings(const Section& section, const Markup& markup);

@@ -252,6 +252,9 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   if (s.compares_builds()) s.vs_baseline_table = build_vs_baseline(s);
   s.machines_table = build_machines(s);
   s.article_table = build_article(s);
+  s.scaling = build_scaling(s.summary, ex.cases, s.machine ? s.machine->cores : 0);
+  s.headlines = build_headlines(s.summary, ex.views);
+  s.headlines_table = headlines_table(s.headlines, s.summary.interpreters);
   s.failures = build_failures(s.summary);
   s.skip_groups = group_skips(s.skips);
   s.runs_per_cell = runs_per_cell_text(ex);

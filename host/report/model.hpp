@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "report/headline.hpp"
 #include "report/merge.hpp"
 #include "report/ratio.hpp"
+#include "report/scaling.hpp"
 #include "report/summary.hpp"
 #include "report/table.hpp"
 #include "results/record.hpp"
@@ -95,6 +97,9 @@ struct Section {
   Table vs_baseline_table;  // cases x builds, when --baseline-python names a build
   Table machines_table;
   Table article_table;      // what the article reported, per case
+  std::vector<Scaling> scaling;      // cases swept over a count
+  std::vector<Headline> headlines;   // the experiment file's [[view]]s
+  Table headlines_table;             // views x builds, the article last
   std::vector<FailureLine> failures;
   std::vector<SkipGroup> skip_groups;
   std::string runs_per_cell;  // "3 measured runs per cell, 1 warm-up" ("" when the meta does not say)

@@ -64,6 +64,18 @@ nlohmann::json shown_value(const RunRecord& run, const std::string& show) {
   return out;
 }
 
+}  // namespace
+
+std::optional<double> result_number(const RunRecord& run, const std::string& dotted) {
+  nlohmann::json v;
+  if (!run.has_result || !lookup_key(run.result, dotted, v)) return std::nullopt;
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+  if (v.is_number()) return v.get<double>();
+  return std::nullopt;
+}
+
+namespace {
+
 std::string describe_results(const std::vector<nlohmann::json>& values, bool any_error, const std::string& error_type) {
   if (values.empty()) return any_error ? (error_type.empty() ? "error" : error_type) : "-";
   bool all_same = std::all_of(values.begin(), values.end(), [&](const nlohmann::json& v) { return v == values[0]; });

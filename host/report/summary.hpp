@@ -58,6 +58,9 @@ Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipReco
 // build's GIL back on for a reason the results do not name), "-".
 std::string gil_text(const Cell& cell);
 
+// The number at a dotted key of a run's dict result (true/false as 1/0), if it has one: what views read.
+std::optional<double> result_number(const RunRecord& run, const std::string& dotted);
+
 // A result as the table shows it: strings bare, JSON otherwise, cut to `width` characters.
 std::string result_display(const nlohmann::json& value, std::size_t width = 24);
 

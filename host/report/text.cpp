@@ -30,6 +30,10 @@ std::string section_text(const Section& s) {
   out += "each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations\n\n";
   out += grid_text(s.grid);
 
+  if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + render_text_table(s.headlines_table);
+  for (const auto& sc : s.scaling)
+    out += "\nscaling of " + sc.title() + " (speedup · efficiency)\n" + render_text_table(sc.table) + scaling_caption(sc) + "\n";
+
   if (s.details) {
     out += "\n" + render_text_table(s.details_table);
     if (!s.summary.baseline.empty())

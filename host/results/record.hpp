@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/view.hpp"
+
 namespace gilhost {
 
 struct Interpreter;
@@ -161,8 +163,16 @@ struct BuildRecord {
 };
 BuildRecord build_record(const Interpreter& interpreter);
 
+// One value of a case's sweep; count: the value when it is an integer (a count a scaling view sweeps).
+struct SweepValue {
+  std::string key, text;
+  std::optional<std::int64_t> count;
+};
+
 struct CaseInfo {
   std::string name, show;  // show: the key of a dict result the tables display
+  std::string base_name;   // as written, before the sweep
+  std::vector<SweepValue> sweep;
 };
 
 // The experiment after profile and sweeps: `document` is all of it as the config wrote it (kept whole in
@@ -175,6 +185,7 @@ struct ExperimentInfo {
   nlohmann::json params = nlohmann::json::object();
   std::vector<std::pair<std::string, nlohmann::json>> article;  // what the article reported, per case
   std::vector<CaseInfo> cases;
+  std::vector<ViewSpec> views;  // [[view]]
 };
 
 struct MetaRecord {

@@ -464,7 +464,27 @@ ExperimentInfo experiment_info(const json& document) {
   if (const json* cases = f.array("cases"))
     for (const auto& c : *cases) {
       FieldReader one(c, "a case of a meta record's \"experiment\"");
-      if (c.is_object()) ex.cases.push_back({one.text("name"), one.text("show")});
+      if (!c.is_object()) continue;
+      CaseInfo info{one.text("name"), one.text("show"), one.text("base_name"), {}};
+      if (const json* sweep = one.find("sweep"); sweep && sweep->is_object())
+        for (const auto& [k, v] : sweep->items())
+          info.sweep.push_back({k, v.is_string() ? v.get<std::string>() : v.dump(),
+                                v.is_number_integer() ? std::optional<std::int64_t>(v.get<std::int64_t>()) : std::nullopt});
+      ex.cases.push_back(std::move(info));
+    }
+  if (const json* views = f.array("views"))
+    for (const auto& v : *views) {
+      FieldReader one(v, "a view of a meta record's \"experiment\"");
+      if (!v.is_object()) continue;
+      ViewSpec view;
+      view.title = one.text("title");
+      view.kind = parse_view_kind(one.text("kind")).value_or(ViewKind::value);
+      view.a = one.text("a");
+      view.b = one.text("b");
+      view.key = one.text("key");
+      view.unit = one.text("unit");
+      if (one.find("article")) view.article = one.number("article");
+      ex.views.push_back(std::move(view));
     }
   return ex;
 }

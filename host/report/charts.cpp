@@ -1,0 +1,192 @@
+#include "report/charts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "report/html.hpp"
+
+namespace gilhost {
+
+namespace {
+
+std::string e(const std::string& s) { return html_escape(s); }
+std::string num(double v) { return fmt::format("{:.1f}", v); }
+std::string short_label(const std::string& s, std::size_t max) { return s.size() > max ? s.substr(0, max - 1) + "…" : s; }
+
+std::size_t build_index(const Section& s, const std::string& build) {
+  const auto& all = s.summary.interpreters;
+  return static_cast<std::size_t>(std::find(all.begin(), all.end(), build) - all.begin());
+}
+
+std::string svg_open(const std::string& css, int width, int height, const std::string& label) {
+  return fmt::format("<svg class=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
+                     css, width, height, width, height, e(label));
+}
+
+// One bar of a horizontal bar chart; a row with a group label starts a group (a case of the parallelism chart).
+struct Bar {
+  std::string group;  // "" = no group row before it
+  std::string build;
+  std::optional<double> value;
+  std::string text, tip;
+};
+// A vertical line across the bars: the article's figure, one core, the machine's cores.
+struct Marker {
+  double value;
+  std::string label, css;
+};
+
+std::string hbar_svg(const Section& s, const std::string& css, const std::string& bar_css, const std::string& aria,
+                     const std::vector<Bar>& bars, const std::vector<Marker>& markers, const std::string& axis) {
+  const int width = 600, left = 150, right = 84, top = 18, row_h = 20, group_h = 18, axis_h = 30;
+  int rows_h = 0;
+  for (const auto& b : bars) rows_h += row_h + (b.group.empty() ? 0 : group_h);
+  const int height = top + rows_h + axis_h;
+  double max = 0;
+  for (const auto& b : bars)
+    if (b.value) max = std::max(max, *b.value);
+  for (const auto& m : markers) max = std::max(max, m.value);
+  const auto ticks = nice_ticks(max);
+  const double axis_max = ticks.back() > 0 ? ticks.back() : 1;
+  const double plot_w = width - left - right;
+  auto x = [&](double v) { return left + plot_w * std::max(0.0, v) / axis_max; };
+  const int bottom = top + rows_h;
+  std::string out = svg_open(css, width, height, aria);
+  for (double t : ticks) {
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", num(x(t)), top, bottom);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n", num(x(t)), bottom + 16, t);
+  }
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", left, top, bottom);
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">{}</text>\n", width - 4, height - 2, e(axis));
+  int y = top;
+  for (const auto& b : bars) {
+    if (!b.group.empty()) {
+      out += fmt::format("<text class=\"group\" x=\"4\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", y + group_h / 2,
+                         e(short_label(b.group, 40)));
+      y += group_h;
+    }
+    const double cy = y + row_h / 2.0;
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy),
+                       e(short_label(b.build, 24)));
+    if (!b.value) {
+      out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">-</text>\n", left + 6, num(cy));
+    } else {
+      out += fmt::format("<g data-build=\"{}\"><title>{}</title><rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" rx=\"2\" fill=\"{}\"/>",
+                         e(b.build), e(b.tip), bar_css, left, num(cy - 6), num(std::max(1.0, x(*b.value) - left)),
+                         chart_color(build_index(s, b.build)));
+      out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", num(x(*b.value) + 6), num(cy),
+                         e(b.text));
+    }
+    y += row_h;
+  }
+  for (const auto& m : markers) {
+    out += fmt::format("<line class=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" stroke-dasharray=\"4 3\"/>", m.css, num(x(m.value)), top - 4,
+                       bottom);
+    out += fmt::format("<text class=\"marker\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(x(m.value)), top - 7, e(m.label));
+  }
+  return out + "</svg>\n";
+}
+
+}  // namespace
+
+std::string chart_color(std::size_t k) {
+  static const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                  "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#79706e"};
+  return palette[k % (sizeof palette / sizeof *palette)];
+}
+
+std::string headline_svg(const Section& s, const Headline& h) {
+  std::vector<Bar> bars;
+  for (const auto& v : h.values) bars.push_back({"", v.build, v.value, v.text, h.spec.title + " @ " + v.build + ": " + v.text});
+  std::vector<Marker> markers;
+  if (h.spec.article) markers.push_back({*h.spec.article, "article " + h.article_text, "article"});
+  return "<figure class=\"view\"><figcaption>" + e(h.spec.title) + "</figcaption>\n" +
+         hbar_svg(s, "view", "viewbar", h.spec.title + " per build", bars, markers, h.unit.empty() ? h.spec.key : h.unit) + "</figure>\n";
+}
+
+std::string parallelism_svg(const Section& s) {
+  const Summary& sum = s.summary;
+  std::vector<Bar> bars;
+  for (const auto& c : sum.cases) {
+    bool first = true;
+    for (const auto& i : sum.interpreters) {
+      const Cell* cell = sum.cell(c, i);
+      if (!cell || cell->wall_s.n == 0) continue;
+      const double v = cell->cpu_per_wall.median;
+      bars.push_back({first ? c : "", i, v, fmt::format("{:.2f}", v), fmt::format("{} @ {}: CPU / wall {:.2f} (median)", c, i, v)});
+      first = false;
+    }
+  }
+  if (bars.empty()) return "";
+  std::vector<Marker> markers{{1, "1 core", "one"}};
+  if (s.machine && s.machine->cores > 1) markers.push_back({static_cast<double>(s.machine->cores), fmt::format("{} cores", s.machine->cores), "ncores"});
+  return hbar_svg(s, "parallelism", "cpubar", "effective parallelism, CPU / wall, per case and build", bars, markers, "CPU / wall");
+}
+
+std::string scaling_svg(const Section& s, const Scaling& sc) {
+  const int width = 600, left = 54, right = 150, top = 14, plot_h = 200, axis_h = 36;
+  const int height = top + plot_h + axis_h;
+  const bool log_x = sc.counts.front() > 0;  // 1, 2, 4, 8 evenly; a sweep from 0 linearly
+  auto pos = [&](double n) { return log_x ? std::log2(n) : n; };
+  const double x0 = pos(static_cast<double>(sc.counts.front())), x1 = pos(static_cast<double>(sc.counts.back()));
+  const double plot_w = width - left - right;
+  auto x = [&](double n) { return left + (x1 > x0 ? plot_w * (pos(n) - x0) / (x1 - x0) : plot_w / 2); };
+  double max = 1;
+  for (const auto& line : sc.lines)
+    for (const auto& p : line.points) {
+      max = std::max(max, p.ideal);
+      if (p.speedup.valid()) max = std::max(max, p.speedup.value);
+    }
+  const auto ticks = nice_ticks(max, 4);
+  const double ymax = ticks.back() > 0 ? ticks.back() : 1;
+  auto y = [&](double v) { return top + plot_h - plot_h * v / ymax; };
+  std::string out = svg_open("scaling", width, height, "speedup against " + sc.key + ", " + sc.title());
+  for (double t : ticks) {
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", left, num(left + plot_w), num(y(t)));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{:g}x</text>\n", left - 5, num(y(t)), t);
+  }
+  for (auto n : sc.counts)
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", num(x(static_cast<double>(n))), top + plot_h + 15, n);
+  out += fmt::format("\n<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", left, top, top + plot_h);
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, top + plot_h, num(left + plot_w));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">{} (speedup over {}={})</text>\n", num(left + plot_w),
+                     top + plot_h + 31, e(sc.key), e(sc.key), sc.counts.front());
+  // The ideal: linear up to the cores, flat after; the cores marked where they fall in the sweep.
+  std::string ideal;
+  for (const auto& p : sc.lines.front().points) ideal += num(x(static_cast<double>(p.n))) + "," + num(y(p.ideal)) + " ";
+  out += "<polyline class=\"ideal\" fill=\"none\" stroke=\"#8c959f\" stroke-width=\"1.4\" stroke-dasharray=\"6 4\" points=\"" + ideal +
+         "\"><title>ideal: speedup = min(N, cores)</title></polyline>\n";
+  if (sc.cores > 0 && sc.cores >= sc.counts.front() && sc.cores <= sc.counts.back()) {
+    const std::string cx = num(x(sc.cores));
+    out += fmt::format("<line class=\"cores\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#cf222e\" stroke-dasharray=\"3 3\"/>", cx, top,
+                       top + plot_h);
+    out += fmt::format("<text class=\"marker\" x=\"{}\" y=\"{}\" dominant-baseline=\"hanging\">{} cores</text>\n", num(x(sc.cores) + 4), top,
+                       sc.cores);
+  }
+  for (std::size_t k = 0; k < sc.lines.size(); ++k) {
+    const ScalingLine& line = sc.lines[k];
+    const std::string colour = chart_color(build_index(s, line.build));
+    std::string pts, dots;
+    for (const auto& p : line.points) {
+      if (!p.speedup.valid()) continue;
+      const std::string px = num(x(static_cast<double>(p.n))), py = num(y(p.speedup.value));
+      pts += px + "," + py + " ";
+      dots += fmt::format("<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{} @ {}: {}={} {:.2f}x{}</title></circle>", px, py,
+                          colour, e(sc.base_case), e(line.build), e(sc.key), p.n, p.speedup.value,
+                          p.efficiency ? fmt::format(", efficiency {:.0f}%", *p.efficiency * 100) : "");
+    }
+    const BuildInfo* b = s.build(line.build);
+    out += fmt::format("<g data-build=\"{}\"><polyline class=\"speedup\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>{}</g>\n",
+                       e(line.build), colour, b && b->free_threaded ? " stroke-dasharray=\"5 3\"" : "", pts, dots);
+    const int ly = top + 8 + static_cast<int>(k) * 16;
+    const int lx = left + static_cast<int>(plot_w) + 12;
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", lx,
+                       ly - 2, colour, lx + 19, ly, e(short_label(line.build, 18)));
+  }
+  return out + "</svg>\n";
+}
+
+}  // namespace gilhost

@@ -1,0 +1,20 @@
+#pragma once
+// The SVG charts of the views (report/headline, report/scaling) and of effective parallelism, for the HTML
+// report: inline, no scripts. Each element carries a class (and data-build) so a browser test can find it.
+#include <string>
+
+#include "report/model.hpp"
+
+namespace gilhost {
+
+// A series' colour: build k of a section is drawn in the same colour in every chart.
+std::string chart_color(std::size_t k);
+
+// Bars per build, the article's figure marked.
+std::string headline_svg(const Section& section, const Headline& headline);
+// Speedup against N, one line per build, the ideal line and the core count marked.
+std::string scaling_svg(const Section& section, const Scaling& scaling);
+// CPU / wall per case and build: 1 is one core busy (the GIL's ceiling), the cores line the machine's.
+std::string parallelism_svg(const Section& section);
+
+}  // namespace gilhost
