@@ -71,10 +71,10 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
                         const CompareOptions& options);
 std::string render_comparison_text(const Comparison& c);
 std::string render_comparison_markdown(const Comparison& c);
-// The verdict as the tables say it: "changed", "no significant change", "too few runs to tell (3 a side;
+// The verdict as the tables say it: "! changed", "no significant change", "too few runs to tell (3 a side;
 // 4+ needed)", ...
 std::string verdict_text(const CompareRow& row, const CompareOptions& options);
-// "p < 0.001", "0.008", "-"
+// "<0.001", "0.008", "1.000"; "-" without ok runs
 std::string format_p(const CompareRow& row);
 // "" when A and B share a session; else why two sessions' figures include their drift, and what to do.
 std::string comparison_session_note(const Comparison& c);
