@@ -118,13 +118,19 @@ int main(int argc, char** argv) {
   CompareOptionsCli cmp;
   compare->add_option("a", cmp.a, "Results file A (the reference)")->required()->check(CLI::ExistingFile);
   compare->add_option("b", cmp.b, "Results file B")->required()->check(CLI::ExistingFile);
-  compare->add_option("-t,--threshold", cmp.options.threshold_pct, "Flag changes beyond this many percent (default 10)")
+  compare->add_option("-t,--threshold", cmp.options.threshold_pct,
+                       "A cell has changed only when B / A is beyond this many percent (default 10) and p < alpha")
       ->check(CLI::NonNegativeNumber);
   compare->add_option("--by", cmp.options.by, "Match cells by interpreter label (default), python (full version), or minor (3.12, 3.13t)")
       ->check(CLI::IsMember({"label", "python", "minor"}));
   compare->add_option("-f,--format", cmp.format, "text (default), md, json")->check(CLI::IsMember({"text", "md", "json"}));
   compare->add_option("-o,--output", cmp.output, "Write to this file instead of stdout");
-  compare->add_flag("--fail-on-change", cmp.fail_on_change, "Exit with status 1 when a change is beyond the threshold");
+  compare->add_option("--alpha", cmp.options.alpha,
+                       "Significance level of the Mann-Whitney U test of each cell's wall times (default 0.05): a cell "
+                       "has changed only when p is below it and B / A beyond the threshold")
+      ->check(CLI::Range(0.0, 1.0));  // 0 and 1 themselves: compare_runs refuses them
+  compare->add_flag("--fail-on-change", cmp.fail_on_change,
+                    "Exit with status 1 when a cell changed significantly (p < alpha) beyond the threshold");
 
   auto* merge = app.add_subcommand("merge", "Combine results files (several machines) into one, labels kept distinct");
   std::vector<std::string> merge_args;

@@ -77,7 +77,13 @@ int cmd_compare(const CompareOptionsCli& o) {
     std::cerr << "gilhost: " << e.what() << "\n";
     return 2;
   }
-  Comparison c = compare_runs(a.lines, b.lines, o.options);
+  Comparison c;
+  try {
+    c = compare_runs(a.lines, b.lines, o.options);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return 2;
+  }
   c.path_a = o.a;
   c.path_b = o.b;
   if (o.format == "json") emit(comparison_json(c).dump(2) + "\n", o.output);
@@ -88,7 +94,9 @@ int cmd_compare(const CompareOptionsCli& o) {
               << (o.options.by == "label" ? " (labels differ? try --by python or --by minor)" : "") << "\n";
     return 2;
   }
-  return o.fail_on_change && c.flagged() > 0 ? 1 : 0;
+  if (o.format != "text" && c.different_sessions())  // the text prints its note itself
+    std::cerr << "gilhost: note: " << comparison_session_note(c) << "\n";
+  return o.fail_on_change ? fail_on_change_status(c) : 0;
 }
 
 int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, const MergeOptions& mo, bool force) {

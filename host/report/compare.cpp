@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <set>
 #include <tuple>
@@ -34,18 +35,70 @@ std::vector<MachineRecord> machines_of(const std::vector<ResultsLine>& lines) {
   return out;
 }
 
-Stats wall_stats(const std::vector<RunRecord>& runs) {
+std::vector<SessionStamp> sessions_of(const std::vector<ResultsLine>& lines) {
+  std::vector<SessionStamp> out;
+  for (const auto& line : lines)
+    if (const auto* meta = std::get_if<MetaRecord>(&line)) {
+      SessionStamp s{meta->machine ? meta->machine->hostname : "", meta->started_unix_ns};
+      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    }
+  return out;
+}
+
+std::vector<double> wall_seconds(const std::vector<RunRecord>& runs) {
   std::vector<double> w;
   for (const auto& r : runs)
     if (r.measured_ok()) w.push_back(static_cast<double>(r.wall_ns) / 1e9);
-  return compute_stats(w);
+  return w;
+}
+
+// The cell's verdict: the ratio beyond the threshold and the rank-sum test below alpha, both.
+void judge(CompareRow& row, const std::vector<double>& a, const std::vector<double>& b, const CompareOptions& options) {
+  row.test = mann_whitney_u(a, b);
+  row.smallest_p = smallest_p_value(a.size(), b.size());
+  if (!row.ratio.valid() || a.empty() || b.empty()) {
+    row.verdict = Verdict::no_runs;
+    return;
+  }
+  const double factor = std::max(row.ratio.value, 1 / row.ratio.value);
+  row.beyond_threshold = factor > 1 + options.threshold_pct / 100;
+  row.noisy = row.ratio.straddles_one();
+  const bool significant = row.test.p_value < options.alpha;
+  if (significant) row.verdict = row.beyond_threshold ? Verdict::changed : Verdict::within_threshold;
+  else row.verdict = row.smallest_p >= options.alpha ? Verdict::too_few_runs : Verdict::no_change;
 }
 
 }  // namespace
 
-int Comparison::flagged() const {
-  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) { return r.flagged; }));
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::changed: return "changed";
+    case Verdict::within_threshold: return "within_threshold";
+    case Verdict::no_change: return "no_change";
+    case Verdict::too_few_runs: return "too_few_runs";
+    case Verdict::no_runs: return "no_runs";
+  }
+  return "no_runs";
 }
+
+int Comparison::count(Verdict v) const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const CompareRow& r) { return r.verdict == v; }));
+}
+
+int Comparison::changed() const { return count(Verdict::changed); }
+
+int Comparison::beyond_threshold() const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) { return r.beyond_threshold; }));
+}
+
+bool Comparison::different_sessions() const {
+  if (sessions_a.empty() || sessions_b.empty()) return false;  // nothing says when they ran
+  for (const auto& s : sessions_a)
+    if (std::find(sessions_b.begin(), sessions_b.end(), s) != sessions_b.end()) return false;
+  return true;
+}
+
+int fail_on_change_status(const Comparison& c) { return c.changed() > 0 ? 1 : 0; }
 
 std::string match_key(const RunRecord& run, const std::string& by) {
   if (by == "label") return run.interpreter;
@@ -61,10 +114,14 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
                         const CompareOptions& options) {
   if (options.by != "label" && options.by != "python" && options.by != "minor")
     throw std::invalid_argument("--by takes label, python or minor, not '" + options.by + "'");
+  if (!(options.alpha > 0 && options.alpha < 1))
+    throw std::invalid_argument(fmt::format("--alpha takes a level between 0 and 1, not {:g}", options.alpha));
   Comparison c;
   c.options = options;
   c.machines_a = machines_of(a);
   c.machines_b = machines_of(b);
+  c.sessions_a = sessions_of(a);
+  c.sessions_b = sessions_of(b);
   using Key = std::tuple<std::string, std::string, std::string>;  // experiment, case, build key
   struct Side {
     std::vector<Key> order;
@@ -104,14 +161,11 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
     row.key = std::get<2>(k);
     row.label_a = la.front();
     row.label_b = lb.front();
-    row.wall_a = wall_stats(sa.runs[k]);
-    row.wall_b = wall_stats(sb.runs[k]);
+    const std::vector<double> wa = wall_seconds(sa.runs[k]), wb = wall_seconds(sb.runs[k]);
+    row.wall_a = compute_stats(wa);
+    row.wall_b = compute_stats(wb);
     row.ratio = wall_ratio(sb.runs[k], sa.runs[k]);
-    if (row.ratio.valid()) {
-      const double factor = std::max(row.ratio.value, 1 / row.ratio.value);
-      row.flagged = factor > 1 + options.threshold_pct / 100;
-      row.noisy = row.ratio.straddles_one();
-    }
+    judge(row, wa, wb, options);
     c.rows.push_back(row);
   }
   for (const auto& k : sb.order)
@@ -120,52 +174,109 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
   return c;
 }
 
+std::string verdict_text(const CompareRow& r, const CompareOptions& options) {
+  switch (r.verdict) {
+    case Verdict::changed: return r.noisy ? "! changed (some pairs disagree)" : "! changed";
+    case Verdict::within_threshold: return fmt::format("significant, within {:g}%", options.threshold_pct);
+    case Verdict::no_change: return "no significant change";
+    case Verdict::too_few_runs: {
+      const int needed = runs_needed_per_side(options.alpha);
+      const auto na = r.wall_a.n, nb = r.wall_b.n;
+      return na == nb ? fmt::format("too few runs to tell ({} a side; {}+ needed)", na, needed)
+                      : fmt::format("too few runs to tell ({} and {}; {}+ a side needed)", na, nb, needed);
+    }
+    case Verdict::no_runs: return "no ok runs";
+  }
+  return "";
+}
+
+std::string format_p(const CompareRow& r) {
+  if (r.verdict == Verdict::no_runs) return "-";
+  if (r.test.p_value < 0.001) return "<0.001";
+  return fmt::format("{:.3f}", r.test.p_value);
+}
+
 namespace {
 
 std::string build_name(const CompareRow& r) {
   return r.label_a == r.label_b ? r.label_a : r.label_a + " → " + r.label_b;
 }
 
-std::string flag_text(const CompareRow& r) {
-  if (!r.ratio.valid()) return "no ok runs";
-  if (!r.flagged) return "";
-  return r.noisy ? "! (some pairs disagree)" : "!";
+std::string utc_time(std::int64_t unix_ns) {
+  const std::time_t t = static_cast<std::time_t>(unix_ns / 1000000000);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+std::string sessions_text(const std::vector<SessionStamp>& sessions) {
+  std::vector<std::string> out;
+  for (const auto& s : sessions)
+    out.push_back((s.hostname.empty() ? "" : s.hostname + ", ") + "started " + utc_time(s.started_unix_ns));
+  return join(out, "; ");
 }
 
 std::string header_lines(const Comparison& c, const std::string& bullet) {
   std::string out;
-  auto side = [&](const char* name, const std::string& path, const std::vector<MachineRecord>& machines) {
+  auto side = [&](const char* name, const std::string& path, const std::vector<MachineRecord>& machines,
+                  const std::vector<SessionStamp>& sessions) {
     std::vector<std::string> ms;
     for (const auto& m : machines) ms.push_back(machine_line(m));
-    out += bullet + name + ": " + path + (ms.empty() ? "" : " — " + join(ms, "; ")) + "\n";
+    out += bullet + name + ": " + path + (ms.empty() ? "" : " — " + join(ms, "; "));
+    if (sessions.size() == 1) out += " — session started " + utc_time(sessions.front().started_unix_ns);
+    else if (sessions.size() > 1) out += fmt::format(" — {} sessions", sessions.size());
+    out += "\n";
   };
-  side("A", c.path_a, c.machines_a);
-  side("B", c.path_b, c.machines_b);
+  side("A", c.path_a, c.machines_a, c.sessions_a);
+  side("B", c.path_b, c.machines_b, c.sessions_b);
   return out;
 }
 
 std::string explanation(const Comparison& c) {
   return fmt::format(
       "B / A of the wall time per cell (matched by {}): the median of the ratios of runs paired by repeat index "
-      "± their MAD (the ratio of the medians where none pair); ! marks changes beyond {:g}%",
-      c.options.by, c.options.threshold_pct);
+      "± their MAD (the ratio of the medians where none pair); p: the Mann-Whitney U test of A's wall times "
+      "against B's. A cell has changed (!) only when the factor is beyond {:g}% and p < {:g}; {} runs a side "
+      "are the fewest that can reach p < {:g}",
+      c.options.by, c.options.threshold_pct, c.options.alpha, runs_needed_per_side(c.options.alpha), c.options.alpha);
 }
 
 std::string summary_line(const Comparison& c) {
-  return fmt::format("{} cells compared, {} changed beyond {:g}%", c.rows.size(), c.flagged(), c.options.threshold_pct);
+  std::string out = fmt::format("{} cells compared, {} changed beyond {:g}% with p < {:g}", c.rows.size(), c.changed(),
+                                c.options.threshold_pct, c.options.alpha);
+  int unsure = 0;
+  for (const auto& r : c.rows) unsure += r.beyond_threshold && !r.changed();
+  if (unsure) out += fmt::format("; {} more beyond {:g}% but not significant", unsure, c.options.threshold_pct);
+  if (const int few = c.count(Verdict::too_few_runs))
+    out += fmt::format("; {} with too few runs to tell ({}+ a side needed)", few, runs_needed_per_side(c.options.alpha));
+  return out;
 }
 
-}  // namespace
-
-namespace {
+// Two sessions' figures differ by the drift between them as well as by any change.
+std::string session_note(const Comparison& c) {
+  if (!c.different_sessions()) return "";
+  std::string where;
+  for (const auto& a : c.sessions_a)
+    for (const auto& b : c.sessions_b)
+      if (a.hostname != b.hostname) where = " on different machines (the figures compare the machines too)";
+  return fmt::format(
+      "A and B come from different sessions{} (A: {}; B: {}). Their figures include the drift between the "
+      "sessions (a VM's speed drifts by as much as ±20 %), which neither the ratio nor the test can tell from a "
+      "change. To measure a change, put both sides in one session, builds interleaved round by round (e.g. "
+      "gilhost run X.toml -p 3.12 -p 3.13): within one session runs pair by round, measured side by side.",
+      where, sessions_text(c.sessions_a), sessions_text(c.sessions_b));
+}
 
 // The rows of a comparison, built once for the text and the Markdown.
 Table comparison_table(const Comparison& c) {
-  Table t = Table::with_columns({"experiment", "case", "build", "A wall", "B wall", "B / A", ""},
-                                {Align::left, Align::left, Align::left, Align::right, Align::right});
+  Table t = Table::with_columns({"experiment", "case", "build", "A wall", "B wall", "B / A", "p", "verdict"},
+                                {Align::left, Align::left, Align::left, Align::right, Align::right, Align::left,
+                                 Align::right});
   for (const auto& r : c.rows)
     t.add_row({r.experiment, r.case_name, build_name(r), format_wall(r.wall_a), format_wall(r.wall_b), format_change(r.ratio),
-               flag_text(r)});
+               format_p(r), verdict_text(r, c.options)});
   return t;
 }
 
@@ -177,12 +288,14 @@ std::string render_comparison_text(const Comparison& c) {
   out += render_text_table(comparison_table(c));
   out += "\n" + summary_line(c) + "\n";
   for (const auto& r : c.rows)
-    if (r.flagged)
-      out += fmt::format("  ! {}: {} @ {}: {}\n", r.experiment, r.case_name, build_name(r), format_change(r.ratio));
+    if (r.changed())
+      out += fmt::format("  ! {}: {} @ {}: {} (p {})\n", r.experiment, r.case_name, build_name(r), format_change(r.ratio),
+                         format_p(r));
   if (!c.only_a.empty()) out += "only in A: " + join(c.only_a, ", ") + "\n";
   if (!c.only_b.empty()) out += "only in B: " + join(c.only_b, ", ") + "\n";
   if (!c.ambiguous.empty())
     out += "not compared, several builds share the key (use --by label): " + join(c.ambiguous, "; ") + "\n";
+  if (const std::string note = session_note(c); !note.empty()) out += "\nnote: " + note + "\n";
   return out;
 }
 
@@ -199,7 +312,7 @@ std::string render_comparison_markdown(const Comparison& c) {
     std::string line = "|";
     for (std::size_t k = 0; k < t.rows[n].size(); ++k) {
       std::string cell = md_escape(t.rows[n][k]);
-      if (k + 1 == t.rows[n].size() && c.rows[n].flagged) cell = "**" + cell + "**";  // the flag
+      if (k + 1 == t.rows[n].size() && c.rows[n].changed()) cell = "**" + cell + "**";  // the verdict
       line += " " + cell + " |";
     }
     out += line + "\n";
@@ -208,7 +321,10 @@ std::string render_comparison_markdown(const Comparison& c) {
   if (!c.only_a.empty()) out += "\nOnly in A: " + md_escape(join(c.only_a, ", ")) + "\n";
   if (!c.only_b.empty()) out += "\nOnly in B: " + md_escape(join(c.only_b, ", ")) + "\n";
   if (!c.ambiguous.empty()) out += "\nNot compared, several builds share the key: " + md_escape(join(c.ambiguous, "; ")) + "\n";
+  if (const std::string note = session_note(c); !note.empty()) out += "\n> **Note:** " + md_escape(note) + "\n";
   return out;
 }
+
+std::string comparison_session_note(const Comparison& c) { return session_note(c); }
 
 }  // namespace gilhost

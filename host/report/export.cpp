@@ -136,15 +136,34 @@ json comparison_json(const Comparison& c) {
     for (const auto& m : list) out.push_back(to_json(m));
     return out;
   };
+  auto sessions = [](const std::vector<SessionStamp>& list) {
+    json out = json::array();
+    for (const auto& s : list) out.push_back({{"hostname", s.hostname}, {"started_unix_ns", s.started_unix_ns}});
+    return out;
+  };
   json rows = json::array();
-  for (const auto& r : c.rows)
+  for (const auto& r : c.rows) {
+    json test = nullptr;
+    if (r.verdict != Verdict::no_runs)
+      test = {{"test", "mann-whitney-u"}, {"u", r.test.u}, {"p_value", r.test.p_value}, {"exact", r.test.exact},
+              {"smallest_p", r.smallest_p}};
     rows.push_back({{"experiment", r.experiment}, {"case", r.case_name}, {"key", r.key}, {"label_a", r.label_a},
                     {"label_b", r.label_b}, {"wall_s_a", stats(r.wall_a)}, {"wall_s_b", stats(r.wall_b)},
-                    {"ratio_b_over_a", to_json(r.ratio)}, {"change", format_change(r.ratio)}, {"flagged", r.flagged},
-                    {"noisy", r.noisy}});
+                    {"ratio_b_over_a", to_json(r.ratio)}, {"change", format_change(r.ratio)},
+                    {"p_value", r.verdict == Verdict::no_runs ? json(nullptr) : json(r.test.p_value)},
+                    {"significance", test}, {"beyond_threshold", r.beyond_threshold},
+                    {"verdict", verdict_name(r.verdict)}, {"verdict_text", verdict_text(r, c.options)},
+                    {"flagged", r.changed()}, {"noisy", r.noisy}});
+  }
+  const std::string note = comparison_session_note(c);
   return {{"a", c.path_a}, {"b", c.path_b}, {"machines_a", machines(c.machines_a)}, {"machines_b", machines(c.machines_b)},
-          {"by", c.options.by}, {"threshold_pct", c.options.threshold_pct}, {"rows", rows}, {"flagged", c.flagged()},
-          {"only_in_a", c.only_a}, {"only_in_b", c.only_b}, {"ambiguous", c.ambiguous}};
+          {"sessions_a", sessions(c.sessions_a)}, {"sessions_b", sessions(c.sessions_b)},
+          {"different_sessions", c.different_sessions()}, {"note", note.empty() ? json(nullptr) : json(note)},
+          {"by", c.options.by}, {"threshold_pct", c.options.threshold_pct}, {"alpha", c.options.alpha},
+          {"runs_needed_per_side", runs_needed_per_side(c.options.alpha)}, {"rows", rows}, {"changed", c.changed()},
+          {"flagged", c.changed()}, {"beyond_threshold", c.beyond_threshold()},
+          {"too_few_runs", c.count(Verdict::too_few_runs)}, {"only_in_a", c.only_a}, {"only_in_b", c.only_b},
+          {"ambiguous", c.ambiguous}};
 }
 
 std::string csv_field(const std::string& s) {

@@ -94,4 +94,15 @@ MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<doubl
   return out;
 }
 
+double smallest_p_value(std::size_t n1, std::size_t n2) {
+  if (n1 == 0 || n2 == 0) return 1;
+  return std::min(1.0, 2.0 / binomial(n1 + n2, n1));
+}
+
+int runs_needed_per_side(double alpha) {
+  int n = 1;
+  while (n < 1000 && smallest_p_value(static_cast<std::size_t>(n), static_cast<std::size_t>(n)) >= alpha) ++n;
+  return n;
+}
+
 }  // namespace gilhost

@@ -3,6 +3,7 @@
 // asv compares benchmark runs. No normality assumed, robust to the odd slow run. Exact (every split of
 // the pooled runs, ties handled by mid-ranks) up to a few hundred thousand splits; the normal
 // approximation with tie correction above that.
+#include <cstddef>
 #include <vector>
 
 namespace gilhost {
@@ -20,5 +21,12 @@ MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<doubl
 
 // The threshold gilhost uses, and the fewest runs per side that can reach it (4: smallest p 0.029).
 constexpr double kSignificanceLevel = 0.05;
+
+// The smallest two-sided p an exact test of n1 against n2 distinct values can give: 2 / C(n1 + n2, n1)
+// (1 when a side is empty). Ties can only raise it.
+double smallest_p_value(std::size_t n1, std::size_t n2);
+
+// The fewest runs a side (both sides alike) whose smallest p is below alpha: 4 for 0.05, 5 for 0.01.
+int runs_needed_per_side(double alpha);
 
 }  // namespace gilhost

@@ -188,7 +188,7 @@ TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][c
   }
 }
 
-TEST_CASE("compare matches cells and flags changes beyond the threshold", "[report][compare]") {
+TEST_CASE("compare matches cells and marks ratios beyond the threshold", "[report][compare]") {
   auto a = merge_files({fixture("report_race_a.jsonl")}).lines;
   auto b = merge_files({fixture("report_race_b.jsonl")}).lines;
   CompareOptions o;
@@ -202,13 +202,17 @@ TEST_CASE("compare matches cells and flags changes beyond the threshold", "[repo
     CHECK(r.ratio.pairs == 3);
     CHECK(r.label_a == r.label_b);
     const double factor = std::max(r.ratio.value, 1 / r.ratio.value);
-    CHECK(r.flagged == (factor > 1.10));
+    CHECK(r.beyond_threshold == (factor > 1.10));
     CHECK(r.wall_b.median / r.wall_a.median == Approx(r.ratio.value).epsilon(0.5));
-    flagged += r.flagged;
+    // 3 runs a side: the rank-sum test cannot reach p < 0.05, so no cell has changed, whatever its ratio.
+    CHECK(r.verdict == Verdict::too_few_runs);
+    flagged += r.beyond_threshold;
   }
-  CHECK(c.flagged() == flagged);
+  CHECK(flagged > 0);
+  CHECK(c.beyond_threshold() == flagged);
+  CHECK(c.changed() == 0);
   o.threshold_pct = 1000;
-  CHECK(compare_runs(a, b, o).flagged() == 0);
+  CHECK(compare_runs(a, b, o).beyond_threshold() == 0);
 
   SECTION("a file against itself: every ratio is 1") {
     Comparison self = compare_runs(a, a, {});
@@ -216,7 +220,9 @@ TEST_CASE("compare matches cells and flags changes beyond the threshold", "[repo
       CHECK(r.ratio.value == Approx(1.0));
       CHECK(format_change(r.ratio) == "1.00 ± 0.00 x (same)");
     }
-    CHECK(self.flagged() == 0);
+    CHECK(self.beyond_threshold() == 0);
+    CHECK(self.changed() == 0);
+    CHECK_FALSE(self.different_sessions());
   }
   SECTION("labels that differ match --by python or --by minor") {
     auto renamed = b;
@@ -244,11 +250,13 @@ TEST_CASE("compare matches cells and flags changes beyond the threshold", "[repo
     CHECK(text.find("9 cells compared") != std::string::npos);
     CHECK((text.find(" x slower") != std::string::npos || text.find(" x faster") != std::string::npos));
     const std::string md = render_comparison_markdown(c);
-    CHECK(md.find("| experiment | case | build | A wall | B wall | B / A | |") != std::string::npos);
+    CHECK(md.find("| experiment | case | build | A wall | B wall | B / A | p | verdict |") != std::string::npos);
+    CHECK(md.find("too few runs to tell (3 a side; 4+ needed)") != std::string::npos);
     json j = comparison_json(c);
     CHECK(j["rows"].size() == 9);
     CHECK(j["rows"][0]["ratio_b_over_a"]["pairs"] == 3);
-    CHECK(j["flagged"] == c.flagged());
+    CHECK(j["flagged"] == c.changed());
+    CHECK(j["rows"][0]["verdict"] == "too_few_runs");
   }
 }
 
