@@ -1,6 +1,8 @@
 // results/: JSON Lines written one record at a time, read back as JSON and as records; the format check.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include "helpers.hpp"
@@ -137,9 +139,20 @@ TEST_CASE("results file: lines that are not objects, blank lines, bad UTF-8", "[
   CHECK_THROWS_AS(gilhost::read_results((tmp / "missing.jsonl").string()), std::system_error);
 }
 
-TEST_CASE("default_results_path: results/NAME-DATE-TIME.jsonl", "[results]") {
+TEST_CASE("default_results_path: results/NAME-DATE-TIME-PID.jsonl, this session's alone", "[results]") {
   const std::string p = gilhost::default_results_path("race");
-  CHECK_THAT(p, Catch::Matchers::Matches(R"(results/race-\d{8}-\d{6}\.jsonl)"));
+  CHECK_THAT(p, Catch::Matchers::Matches(R"(results/race-\d{8}-\d{6}-)" + std::to_string(::getpid()) + R"((-\d+)?\.jsonl)"));
+  // A name already taken (a reused pid in the same second) gets a suffix instead of being appended to.
+  gilhost_test::TempDir dir;
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  const std::string first = gilhost::default_results_path("race");
+  gilhost_test::write_file(first, "{}\n");
+  const std::string second = gilhost::default_results_path("race");
+  std::filesystem::current_path(cwd);
+  CHECK(second != first);
+  // Within the same second the suffix tells them apart (a second later the time already does).
+  if (second.size() > first.size()) CHECK(second == first.substr(0, first.size() - 6) + "-2.jsonl");
 }
 
 TEST_CASE("results_line_problem: what a report cannot use", "[results]") {

@@ -1,0 +1,135 @@
+// End-to-end, everyday use: a script measured with no TOML file, --case and --param, and two sessions
+// started together (they keep their results apart, and the second waits for the first to measure).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/subprocess.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kGilhost = GILHOST_BINARY;
+const std::string kSource = GILHOST_SOURCE_DIR;
+
+struct Sandbox {
+  fs::path dir;
+  Sandbox() {
+    char tmpl[] = "/tmp/gilhost-everyday-XXXXXX";
+    dir = ::mkdtemp(tmpl);
+  }
+  ~Sandbox() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  // gilhost ARGS run in the sandbox, with a cache (probes, the session lock) of its own.
+  gilhost::Captured gilhost(const std::string& args) const {
+    const std::string cmd = "cd '" + dir.string() + "' && XDG_CACHE_HOME='" + (dir / "cache").string() + "' exec '" +
+                            kGilhost + "' " + args;
+    return gilhost::run_capture({"bash", "-c", cmd}, 600);
+  }
+};
+
+// A GIL build that runs embedded: the newest gilhost finds.
+std::string embeddable_build() {
+  static const std::string label = [] {
+    std::string best;
+    const auto c = gilhost::run_capture({kGilhost, "pythons", "--json"}, 120);
+    const json list = json::parse(c.out, nullptr, false);
+    if (list.is_array())
+      for (const auto& i : list)
+        if (i.value("supported", false) && !i.value("free_threaded", false) && i.value("shared", false))
+          best = i.value("label", "");
+    return best;
+  }();
+  return label;
+}
+
+std::vector<json> lines_of(const fs::path& file) {
+  std::vector<json> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a script with its arguments, two sessions at once: apart, one after the other", "[e2e][everyday]") {
+  const std::string build = embeddable_build();
+  REQUIRE_FALSE(build.empty());
+  Sandbox sb;
+  {
+    std::ofstream(sb.dir / "bench.py") << "import sys, time\ntime.sleep(0.5)\nprint('argv', sys.argv[1:])\n";
+  }
+  const std::string args = "run bench.py -p " + build + " --repeat 2 -- --size 'two words'";
+  gilhost::Captured a, b;
+  std::thread first([&] { a = sb.gilhost(args); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::thread second([&] { b = sb.gilhost(args); });
+  first.join();
+  second.join();
+  INFO(a.out << a.err << b.out << b.err);
+  CHECK(a.exit_code == 0);
+  CHECK(b.exit_code == 0);
+  // The second one waited for the first (the session lock), and said for whom.
+  CHECK((a.err + b.err).find("waiting for the session measuring now to end: pid ") != std::string::npos);
+
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(sb.dir / "results")) files.push_back(e.path());
+  REQUIRE(files.size() == 2);  // started in the same second, written apart
+  for (const auto& f : files) {
+    const auto lines = lines_of(f);
+    REQUIRE(lines.size() == 3);  // meta + 2 runs
+    CHECK(lines[0]["type"] == "meta");
+    CHECK(lines[0]["experiment"]["cases"][0]["mode"] == "main");
+    CHECK(lines[0]["system"]["load_avg"].size() == 3);
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      CHECK(lines[i]["case"] == "bench");
+      CHECK(lines[i]["status"] == "ok");
+      CHECK(lines[i]["stdout"].get<std::string>().find("argv ['--size', 'two words']") != std::string::npos);
+      CHECK(lines[i]["wall_ns"].get<long long>() >= 500000000);
+    }
+  }
+  // Arguments after -- belong to a script only.
+  const auto wrong = sb.gilhost("run '" + kSource + "/configs/race.toml' -p " + build + " -- x");
+  CHECK(wrong.exit_code == 2);
+  CHECK(wrong.err.find("arguments after -- are for a script") != std::string::npos);
+}
+
+TEST_CASE("--case and --param pick cases and override params, recorded in the meta", "[e2e][everyday]") {
+  const std::string build = embeddable_build();
+  REQUIRE_FALSE(build.empty());
+  Sandbox sb;
+  const auto c = sb.gilhost("run '" + kSource + "/configs/race.toml' --quick -p " + build +
+                            " --case 'pl*' --param threads=2 --param n=1000 -o r.jsonl --no-lock");
+  INFO(c.out << c.err);
+  REQUIRE(c.exit_code == 0);
+  const auto lines = lines_of(sb.dir / "r.jsonl");
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0]["experiment"]["case_globs"] == json::array({"pl*"}));
+  CHECK(lines[0]["experiment"]["param_overrides"] == json({{"threads", 2}, {"n", 1000}}));
+  CHECK(lines[1]["case"] == "plain");
+  CHECK(lines[1]["params"]["threads"] == 2);
+  CHECK(lines[1]["result"]["counter"].get<long long>() + lines[1]["result"]["lost"].get<long long>() == 2000);
+
+  // A glob that matches nothing names the cases there are.
+  const auto none = sb.gilhost("run '" + kSource + "/configs/race.toml' -p " + build + " --case nothing");
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("--case 'nothing' matches no case (its cases: plain, call, locked)") != std::string::npos);
+  // -o to a file that holds a session appends, and says so.
+  const auto again = sb.gilhost("run '" + kSource + "/configs/race.toml' --quick -p " + build +
+                                " --case plain -o r.jsonl --no-lock");
+  CHECK(again.exit_code == 0);
+  CHECK(again.err.find("appending this session to r.jsonl") != std::string::npos);
+  const auto all = lines_of(sb.dir / "r.jsonl");
+  REQUIRE(all.size() == 4);
+  CHECK(all[2]["appended_to_existing"] == true);
+}
