@@ -166,17 +166,6 @@ def empty_pool(workers=8, tasks=8, start_method="spawn", jobs=None, n=None):
             "start_method": start_method, "wall_s": round(wall, 6)}
 
 
-def _interpreter_pool(workers):
-    """An InterpreterPoolExecutor (3.14+) whose workers can import this module:
-    a task that is not a self-contained function travels pickled by reference
-    (module.function), and a new interpreter's sys.path lacks this folder."""
-    from concurrent.futures import InterpreterPoolExecutor
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    return InterpreterPoolExecutor(
-        max_workers=workers, initializer=exec,
-        initargs=("import sys; sys.path.insert(0, %r)" % here,))
-
 
 def _interpreter_pool_factory(workers):
     """A no-argument InterpreterPoolExecutor constructor (3.14+: PEP 734's
@@ -186,7 +175,9 @@ def _interpreter_pool_factory(workers):
     worker imports this module once."""
     from concurrent.futures import InterpreterPoolExecutor  # noqa: F401
 
-    return lambda: _interpreter_pool(workers)
+    from interpreter_pool import interpreter_pool as make_pool  # scripts/interpreter_pool.py
+
+    return lambda: make_pool(workers)
 
 
 def interpreter_pool(jobs, n, workers):

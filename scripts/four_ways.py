@@ -94,17 +94,6 @@ def _run_pool(pool, jobs):
     return values
 
 
-def _interpreter_pool(workers):
-    """An InterpreterPoolExecutor (3.14+) whose workers can import this module:
-    a task that is not a self-contained function travels pickled by reference
-    (module.function), and a new interpreter's sys.path lacks this folder."""
-    from concurrent.futures import InterpreterPoolExecutor
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    return InterpreterPoolExecutor(
-        max_workers=workers, initializer=exec,
-        initargs=("import sys; sys.path.insert(0, %r)" % here,))
-
 
 def _execute(family, mode, tasks, n, sleep_s, workers, start_method):
     if mode == "sequential":
@@ -124,7 +113,9 @@ def _execute(family, mode, tasks, n, sleep_s, workers, start_method):
                          _jobs(family, tasks, n, sleep_s))
     if mode == "interpreters":
         # 3.14+: a thread pool whose workers each run their own interpreter (own GIL).
-        return _run_pool(_interpreter_pool(workers), _jobs(family, tasks, n, sleep_s))
+        from interpreter_pool import interpreter_pool  # scripts/interpreter_pool.py
+
+        return _run_pool(interpreter_pool(workers), _jobs(family, tasks, n, sleep_s))
     if mode == "asyncio":
         import asyncio
 
@@ -154,6 +145,7 @@ def run(family, mode, tasks=8, n=3_000_000, sleep_s=0.5, workers=8,
         import multiprocessing  # noqa: F401
     elif mode == "interpreters":
         from concurrent.futures import InterpreterPoolExecutor  # noqa: F401
+        import interpreter_pool  # noqa: F401
     c0 = _cpu_times()
     t0 = time.perf_counter()
     values = _execute(family, mode, tasks, n, sleep_s, workers, start_method)

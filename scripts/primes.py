@@ -129,25 +129,16 @@ def primes_in(first, count):
     return [is_prime(n) for n in range(first, first + count)]
 
 
-def _interpreter_pool(workers):
-    """An InterpreterPoolExecutor (3.14+) whose workers can import this module:
-    a task that is not a self-contained function travels pickled by reference
-    (module.function), and a new interpreter's sys.path lacks this folder."""
-    from concurrent.futures import InterpreterPoolExecutor
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    return InterpreterPoolExecutor(
-        max_workers=workers, initializer=exec,
-        initargs=("import sys; sys.path.insert(0, %r)" % here,))
-
 
 def interpreters(start, count, workers=8, chunksize=1):
     """InterpreterPoolExecutor (3.14+): like the process pool, every task is
     pickled to a worker and its answer back -- but the workers are interpreters
     with their own GIL in this process, not processes. Tasks of `chunksize`
     numbers; pool creation and shutdown are timed."""
+    from interpreter_pool import interpreter_pool  # scripts/interpreter_pool.py
+
     def run(numbers):
-        pool = _interpreter_pool(workers)
+        pool = interpreter_pool(workers)
         try:
             firsts = range(numbers.start, numbers.stop, chunksize)
             futures = [pool.submit(primes_in, f, min(chunksize, numbers.stop - f))
