@@ -78,10 +78,17 @@ int main(int argc, char** argv) {
       ->type_name("GLOB");
   run->add_option("--param", ro.params, "Override a param: KEY=VALUE, typed as in TOML (n=5, mode=threads; repeatable)")
       ->type_name("KEY=VALUE");
+  run->add_option("--extract", ro.extracts,
+                  "Make a metric of a number the script prints: NAME=REGEX, one (group) around the number, tried on each "
+                  "line of stdout, the first match counts (speedup='([0-9.]+)x faster'; repeatable; over the file's "
+                  "[case.extract])")
+      ->type_name("NAME=REGEX");
   run->add_flag("--no-lock", ro.no_lock, "Measure even while another gilhost session measures (by default it waits its turn)");
   run->add_option("--cpus", ro.cpus, "Pin every run to these CPUs (0-3,6: sched_setaffinity; recorded)")->type_name("LIST");
   run->footer("A Python script instead of an experiment file is measured as __main__ with the usual repeat, warm-up,\n"
               "timeout, table and results file: gilhost run bench.py -p 3.13 -p 3.14t -- --size 100\n"
+              "Numbers a script prints become metrics with [case.extract] in the file (name = 'regex', one group\n"
+              "around the number) or --extract NAME=REGEX; reports and compare show them beside the wall times.\n"
               "One gilhost run measures at a time on a machine (a lock in the cache folder); it warns when the load\n"
               "average says other work shares the cores.");
   run->add_flag("--no-cache", co.no_cache,

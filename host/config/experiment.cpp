@@ -40,6 +40,8 @@ nlohmann::json Experiment::to_json() const {
     for (const auto& e : c.expects) expects.push_back(e.describe());
     nlohmann::json requires = nlohmann::json::object();
     if (c.requires.python) requires = {{"python", c.requires.python->text()}, {"because", c.requires.because}};
+    nlohmann::json extract = nlohmann::json::object();
+    for (const auto& e : c.extract) extract[e.name] = e.pattern;
     cases_json.push_back({{"name", c.name},
                           {"base_name", c.base_name},
                           {"mode", to_string(c.mode)},
@@ -52,7 +54,8 @@ nlohmann::json Experiment::to_json() const {
                           {"gil", to_string(c.gil)},
                           {"show", c.show},
                           {"requires", requires},
-                          {"expect", expects}});
+                          {"expect", expects},
+                          {"extract", extract}});
   }
   nlohmann::json views_json = nlohmann::json::array();
   for (const auto& v : views) views_json.push_back(view_to_json(v));
@@ -61,7 +64,8 @@ nlohmann::json Experiment::to_json() const {
           {"warmup", warmup},   {"timeout_s", timeout_s},     {"sample_interval_ms", sample_interval_ms},
           {"baseline", baseline}, {"env", env},               {"article", article},
           {"params", params},   {"profile", profile},         {"cases", cases_json},
-          {"param_overrides", param_overrides}, {"case_globs", case_globs}, {"views", views_json}};
+          {"param_overrides", param_overrides}, {"case_globs", case_globs}, {"views", views_json},
+          {"extract_options", extract_options}};
 }
 
 }  // namespace gilhost

@@ -8,20 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "config/enums.hpp"
+#include "config/extract.hpp"
+#include "config/source_pos.hpp"
 #include "config/view.hpp"
 #include "util/version.hpp"
 
 namespace gilhost {
-
-struct SourcePos {
-  std::string file;
-  int line = 0;
-  int column = 0;
-  // "file:line:column"; just "file" for what concerns the whole file (line 0: unreadable, --case).
-  std::string str() const {
-    return line <= 0 ? file : file + ":" + std::to_string(line) + ":" + std::to_string(column);
-  }
-};
 
 // One [[case.expect]] entry: conditions (python, free_threaded, gil) and checks.
 struct Expectation {
@@ -66,6 +58,8 @@ struct Case {
   std::string show;
   CaseRequirement requires;
   std::vector<Expectation> expects;
+  // Numbers its stdout holds, made metrics: [experiment.extract], then [case.extract], then --extract.
+  std::vector<ExtractSpec> extract;
   SourcePos where;
 };
 
@@ -93,6 +87,7 @@ struct Experiment {
   std::string profile;  // the one applied, if any
   nlohmann::json param_overrides = nlohmann::json::object();  // --param KEY=VALUE
   std::vector<std::string> case_globs;                       // --case GLOB
+  std::vector<std::string> extract_options;                  // --extract NAME=REGEX, as given
   std::vector<std::string> profile_names;
   std::vector<Case> cases;
   std::vector<ViewSpec> views;  // [[view]], in file order

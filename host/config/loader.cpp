@@ -52,9 +52,10 @@ nlohmann::json to_json(const toml::node& node) {
 class Loader {
  public:
   // `profile_params`: the applied profile's params, which cases read after [params] and their own.
-  Loader(std::string path, std::string profile, nlohmann::json profile_params)
+  Loader(std::string path, std::string profile, nlohmann::json profile_params, const std::vector<std::string>& extracts)
       : path_(std::move(path)), profile_(std::move(profile)), profile_params_(std::move(profile_params)) {
     dir_ = fs::absolute(fs::path(path_)).parent_path();
+    read_extract_options(extracts);
   }
 
   Experiment load(const toml::table& root) {
@@ -143,7 +144,11 @@ class Loader {
 
  private:
   void error(const toml::source_region& src, const std::string& message) {
-    ConfigError e{SourcePos{path_, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)}, message};
+    error_at(SourcePos{path_, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)}, message);
+  }
+
+  void error_at(const SourcePos& where, const std::string& message) {
+    ConfigError e{where, message};
     // A case's checks run once per sweep expansion: report each problem once.
     for (const auto& seen : errors_)
       if (seen.where.line == e.where.line && seen.where.column == e.where.column && seen.message == e.message) return;
@@ -244,7 +249,7 @@ class Loader {
 
   void read_experiment(const toml::table& t, Experiment& ex) {
     check_keys(t, {"name", "description", "script", "interpreters", "repeat", "warmup", "timeout",
-                   "sample_interval_ms", "baseline", "env", "article"}, "[experiment]");
+                   "sample_interval_ms", "baseline", "env", "article", "extract"}, "[experiment]");
     if (auto v = get_string(t, "name")) ex.name = *v;
     if (auto v = get_string(t, "description")) ex.description = *v;
     if (auto v = get_string(t, "script")) ex.script = script_path(t, *v);
@@ -267,6 +272,57 @@ class Loader {
       }
     }
     if (auto article = table_at(t, "article")) ex.article = to_json(*article);
+    if (auto extract = table_at(t, "extract")) experiment_extract_ = read_extract(*extract, "experiment.extract");
+  }
+
+  // name = "regex" entries, each regex compiled and checked where it is written.
+  std::vector<ExtractSpec> read_extract(const toml::table& t, const std::string& where) {
+    std::vector<ExtractSpec> out;
+    // toml++ keeps a table's keys sorted: walk them in file order, for errors and for the report's rows.
+    std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+    for (auto&& [k, v] : t) entries.emplace_back(&k, &v);
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      const auto &x = a.first->source().begin, &y = b.first->source().begin;
+      return x.line != y.line ? x.line < y.line : x.column < y.column;
+    });
+    for (const auto& [key, node] : entries) {
+      const toml::key& k = *key;
+      const toml::node& v = *node;
+      const std::string name(k.str());
+      if (name.empty()) {
+        error(k.source(), where + ": a metric needs a name");
+        continue;
+      }
+      const auto s = v.as_string();
+      if (!s) {
+        error(v.source(), where + "." + name + " must be a string: a regex with one group around the number, "
+                          "e.g. '^" + name + "\\s+([0-9.]+)'");
+        continue;
+      }
+      std::string problem;
+      auto re = compile_extract_regex(s->get(), problem);
+      if (!re) {
+        error(v.source(), where + "." + name + ": " + problem);
+        continue;
+      }
+      out.push_back({name, s->get(), std::move(*re),
+                     SourcePos{path_, static_cast<int>(v.source().begin.line), static_cast<int>(v.source().begin.column)}});
+    }
+    return out;
+  }
+
+  void read_extract_options(const std::vector<std::string>& extracts) {
+    for (const auto& arg : extracts) {
+      const SourcePos where{"--extract " + arg, 0, 0};
+      try {
+        auto [name, pattern] = parse_extract_option(arg);
+        std::string problem;
+        if (auto re = compile_extract_regex(pattern, problem)) extract_options_.push_back({name, pattern, std::move(*re), where});
+        else error_at(where, problem);
+      } catch (const std::invalid_argument& e) {
+        error_at(where, e.what());
+      }
+    }
   }
 
   Profile read_profile(const std::string& name, const toml::table& t) {
@@ -364,7 +420,7 @@ class Loader {
 
   void read_case(const toml::table& t, Experiment& ex) {
     check_keys(t, {"name", "call", "main", "argv", "script", "params", "sweep", "subinterpreters", "gil", "show",
-                   "requires", "expect"}, "[[case]]");
+                   "requires", "expect", "extract"}, "[[case]]");
     Case c;
     c.where = SourcePos{path_, static_cast<int>(t.source().begin.line), static_cast<int>(t.source().begin.column)};
     auto name = get_string(t, "name");
@@ -397,6 +453,9 @@ class Loader {
       else
         for (auto&& node : *arr) c.expects.push_back(read_expect(*node.as_table()));
     }
+    c.extract = experiment_extract_;
+    if (auto e = table_at(t, "extract")) overlay_extracts(c.extract, read_extract(*e, "case.extract"));
+    overlay_extracts(c.extract, extract_options_);
     std::vector<std::string> argv_templates = get_strings(t, "argv");
     if (!argv_templates.empty() && !main) error(t.get("argv")->source(), "argv is for main = true cases");
 
@@ -504,6 +563,8 @@ class Loader {
   nlohmann::json profile_params_;
   fs::path dir_;
   toml::source_region baseline_src_;
+  std::vector<ExtractSpec> experiment_extract_;  // [experiment.extract]: every case's
+  std::vector<ExtractSpec> extract_options_;     // --extract: every case's, over the file's
   // Each profile's case names, where they are written (checked once every case is read).
   std::map<std::string, std::vector<std::pair<std::string, toml::source_region>>> profile_case_src_;
   std::vector<ConfigError> errors_;
@@ -536,8 +597,9 @@ Experiment load_root(const toml::table& root, const std::string& path, const Loa
   if (!options.profile.empty())
     if (auto ps = root["profile"][options.profile]["params"].as_table()) profile_params = to_json(*ps);
   profile_params.merge_patch(options.params);  // the command line wins over the profile
-  Experiment ex = Loader(path, options.profile, profile_params).load(root);
+  Experiment ex = Loader(path, options.profile, profile_params, options.extracts).load(root);
   ex.params.merge_patch(options.params);
+  ex.extract_options = options.extracts;
   ex.param_overrides = options.params;
   keep_matching_cases(ex, options.case_globs, path);
   return ex;

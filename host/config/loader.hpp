@@ -32,6 +32,9 @@ struct LoadOptions {
   // --case GLOB: only the cases whose name ("threads[workers=2]") or base name ("threads") matches one
   // (shell wildcards); a glob that matches nothing is an error.
   std::vector<std::string> case_globs;
+  // --extract NAME=REGEX: a metric from every case's stdout, over the file's [experiment.extract] and
+  // [case.extract] entries of that name.
+  std::vector<std::string> extracts;
 };
 
 // Loads and validates `path`; applies profile `profile` when not empty (unknown profile: an error).

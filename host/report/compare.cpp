@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "report/metrics.hpp"
 #include "report/table.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
@@ -66,6 +67,21 @@ void judge(CompareRow& row, const std::vector<double>& a, const std::vector<doub
   const bool significant = row.test.p_value < options.alpha;
   if (significant) row.verdict = row.beyond_threshold ? Verdict::changed : Verdict::within_threshold;
   else row.verdict = row.smallest_p >= options.alpha ? Verdict::too_few_runs : Verdict::no_change;
+}
+
+// Each metric either side's runs report, side by side.
+void add_metric_rows(Comparison& c, const CompareRow& cell, const std::vector<RunRecord>& a, const std::vector<RunRecord>& b) {
+  std::vector<std::string> names = metric_names(a);
+  for (const auto& n : metric_names(b)) add_unique(names, n);
+  for (const auto& name : names) {
+    MetricCompareRow m{cell.experiment, cell.case_name, cell.key, name, cell.label_a, cell.label_b, {}, {}, 0, {}};
+    const std::vector<double> va = metric_values(a, name), vb = metric_values(b, name);
+    m.a = compute_stats(va);
+    m.b = compute_stats(vb);
+    if (m.a.n && m.b.n && m.a.median != 0) m.ratio = m.b.median / m.a.median;
+    if (m.a.n && m.b.n) m.test = mann_whitney_u(va, vb);
+    c.metric_rows.push_back(m);
+  }
 }
 
 }  // namespace
@@ -167,6 +183,7 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
     row.ratio = wall_ratio(sb.runs[k], sa.runs[k]);
     judge(row, wa, wb, options);
     c.rows.push_back(row);
+    add_metric_rows(c, row, sa.runs[k], sb.runs[k]);
   }
   for (const auto& k : sb.order)
     if (!sa.runs.count(k)) c.only_b.push_back(name(k));
@@ -280,6 +297,22 @@ Table comparison_table(const Comparison& c) {
   return t;
 }
 
+const char* kMetricsCaption =
+    "metrics (the scripts' own figures: median ± MAD of the ok runs; B / A of the medians; p: Mann-Whitney U). "
+    "No verdict: gilhost cannot tell whether more is better";
+
+Table metrics_comparison_table(const Comparison& c) {
+  Table t = Table::with_columns({"experiment", "case", "build", "metric", "A", "B", "B / A", "p"},
+                                {Align::left, Align::left, Align::left, Align::left, Align::right, Align::right,
+                                 Align::right, Align::right});
+  for (const auto& m : c.metric_rows) {
+    const std::string p = !m.a.n || !m.b.n ? "-" : m.test.p_value < 0.001 ? "<0.001" : fmt::format("{:.3f}", m.test.p_value);
+    t.add_row({m.experiment, m.case_name, m.label_a == m.label_b ? m.label_a : m.label_a + " → " + m.label_b, m.metric,
+               format_metric(m.a), format_metric(m.b), m.ratio > 0 ? fmt::format("{:.3f}x", m.ratio) : "-", p});
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string render_comparison_text(const Comparison& c) {
@@ -291,6 +324,7 @@ std::string render_comparison_text(const Comparison& c) {
     if (r.changed())
       out += fmt::format("  ! {}: {} @ {}: {} (p {})\n", r.experiment, r.case_name, build_name(r), format_change(r.ratio),
                          format_p(r));
+  if (!c.metric_rows.empty()) out += "\n" + std::string(kMetricsCaption) + "\n" + render_text_table(metrics_comparison_table(c));
   if (!c.only_a.empty()) out += "only in A: " + join(c.only_a, ", ") + "\n";
   if (!c.only_b.empty()) out += "only in B: " + join(c.only_b, ", ") + "\n";
   if (!c.ambiguous.empty())
@@ -318,6 +352,19 @@ std::string render_comparison_markdown(const Comparison& c) {
     out += line + "\n";
   }
   out += "\n" + summary_line(c) + ".\n";
+  if (!c.metric_rows.empty()) {
+    const Table m = metrics_comparison_table(c);
+    out += "\n" + std::string(kMetricsCaption) + ".\n\n|";
+    for (const auto& col : m.columns) out += " " + col.title + " |";
+    out += "\n|";
+    for (const auto& col : m.columns) out += col.align == Align::right ? "---:|" : "---|";
+    out += "\n";
+    for (const auto& r : m.rows) {
+      out += "|";
+      for (const auto& cell : r) out += " " + md_escape(cell) + " |";
+      out += "\n";
+    }
+  }
   if (!c.only_a.empty()) out += "\nOnly in A: " + md_escape(join(c.only_a, ", ")) + "\n";
   if (!c.only_b.empty()) out += "\nOnly in B: " + md_escape(join(c.only_b, ", ")) + "\n";
   if (!c.ambiguous.empty()) out += "\nNot compared, several builds share the key: " + md_escape(join(c.ambiguous, "; ")) + "\n";

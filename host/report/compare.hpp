@@ -44,6 +44,16 @@ struct CompareRow {
   bool changed() const { return verdict == Verdict::changed; }
 };
 
+// A metric the script reported (gilhost.metric, [case.extract]) in one cell, B against A. No verdict:
+// gilhost knows of a wall time that less is better, of a script's number it knows nothing.
+struct MetricCompareRow {
+  std::string experiment, case_name, key, metric;
+  std::string label_a, label_b;
+  Stats a, b;           // the metric over each side's ok runs
+  double ratio = 0;     // median B / median A; 0 where a side has none or A's is 0
+  MannWhitney test;     // A's values against B's
+};
+
 // One session (a meta record) a side holds: its host and when it started.
 struct SessionStamp {
   std::string hostname;
@@ -56,6 +66,7 @@ struct Comparison {
   std::vector<MachineRecord> machines_a, machines_b;
   std::vector<SessionStamp> sessions_a, sessions_b;
   std::vector<CompareRow> rows;
+  std::vector<MetricCompareRow> metric_rows;  // the cells' metrics, in row order
   std::vector<std::string> only_a, only_b;  // "experiment: case @ key"
   std::vector<std::string> ambiguous;      // keys that name several builds on one side
   CompareOptions options;

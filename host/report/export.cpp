@@ -155,6 +155,12 @@ json comparison_json(const Comparison& c) {
                     {"verdict", verdict_name(r.verdict)}, {"verdict_text", verdict_text(r, c.options)},
                     {"flagged", r.changed()}, {"noisy", r.noisy}});
   }
+  json metrics = json::array();
+  for (const auto& m : c.metric_rows)
+    metrics.push_back({{"experiment", m.experiment}, {"case", m.case_name}, {"key", m.key}, {"metric", m.metric},
+                       {"label_a", m.label_a}, {"label_b", m.label_b}, {"a", stats(m.a)}, {"b", stats(m.b)},
+                       {"ratio_b_over_a", m.ratio > 0 ? json(m.ratio) : json(nullptr)},
+                       {"p_value", m.a.n && m.b.n ? json(m.test.p_value) : json(nullptr)}});
   const std::string note = comparison_session_note(c);
   return {{"a", c.path_a}, {"b", c.path_b}, {"machines_a", machines(c.machines_a)}, {"machines_b", machines(c.machines_b)},
           {"sessions_a", sessions(c.sessions_a)}, {"sessions_b", sessions(c.sessions_b)},
@@ -163,7 +169,7 @@ json comparison_json(const Comparison& c) {
           {"runs_needed_per_side", runs_needed_per_side(c.options.alpha)}, {"rows", rows}, {"changed", c.changed()},
           {"flagged", c.changed()}, {"beyond_threshold", c.beyond_threshold()},
           {"too_few_runs", c.count(Verdict::too_few_runs)}, {"only_in_a", c.only_a}, {"only_in_b", c.only_b},
-          {"ambiguous", c.ambiguous}};
+          {"ambiguous", c.ambiguous}, {"metrics", metrics}};
 }
 
 std::string csv_field(const std::string& s) {

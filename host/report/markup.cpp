@@ -17,6 +17,15 @@ std::string render_views(const Section& s, const Markup& m) {
     for (const auto& h : s.headlines) charts += m.headline_chart(s, h);
     out += charts;
   }
+  if (!s.metrics_table.empty()) {
+    out += m.heading("Metrics") +
+           m.paragraph(m.escape("The scripts' own figures (gilhost.metric, [case.extract]): median of the ok runs ± MAD."),
+                       "muted") +
+           m.table(s.metrics_table, "metrics");
+    std::vector<std::string> items;
+    for (const auto& source : s.metric_sources) items.push_back(m.escape(source));
+    if (!items.empty()) out += m.list(items, "metric-sources");
+  }
   if (!s.scaling.empty()) {
     out += m.heading("Scaling");
     for (const auto& sc : s.scaling)

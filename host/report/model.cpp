@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "discover/selector.hpp"
+#include "report/metrics.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
 
@@ -255,6 +256,8 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   s.scaling = build_scaling(s.summary, ex.cases, s.machine ? s.machine->cores : 0);
   s.headlines = build_headlines(s.summary, ex.views);
   s.headlines_table = headlines_table(s.headlines, s.summary.interpreters);
+  s.metrics_table = build_metrics_table(s.summary);
+  s.metric_sources = extract_sources(ex);
   s.failures = build_failures(s.summary);
   s.skip_groups = group_skips(s.skips);
   s.runs_per_cell = runs_per_cell_text(ex);

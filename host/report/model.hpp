@@ -100,6 +100,8 @@ struct Section {
   std::vector<Scaling> scaling;      // cases swept over a count
   std::vector<Headline> headlines;   // the experiment file's [[view]]s
   Table headlines_table;             // views x builds, the article last
+  Table metrics_table;               // the scripts' metrics: (case, metric) x builds
+  std::vector<std::string> metric_sources;  // "NAME: the first line of stdout matching 'REGEX'" ([case.extract])
   std::vector<FailureLine> failures;
   std::vector<SkipGroup> skip_groups;
   std::string runs_per_cell;  // "3 measured runs per cell, 1 warm-up" ("" when the meta does not say)

@@ -33,6 +33,10 @@ std::string section_text(const Section& s) {
   if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + render_text_table(s.headlines_table);
   for (const auto& sc : s.scaling)
     out += "\nscaling of " + sc.title() + " (speedup · efficiency)\n" + render_text_table(sc.table) + scaling_caption(sc) + "\n";
+  if (!s.metrics_table.empty()) {
+    out += "\nmetrics (the scripts' own figures: median of the ok runs ± MAD)\n" + render_text_table(s.metrics_table);
+    for (const auto& source : s.metric_sources) out += "  " + source + "\n";
+  }
 
   if (s.details) {
     out += "\n" + render_text_table(s.details_table);

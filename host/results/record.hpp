@@ -173,6 +173,8 @@ struct CaseInfo {
   std::string name, show;  // show: the key of a dict result the tables display
   std::string base_name;   // as written, before the sweep
   std::vector<SweepValue> sweep;
+  // [case.extract]: metric name -> the regex its number was read with from stdout (by name).
+  std::vector<std::pair<std::string, std::string>> extract;
 };
 
 // The experiment after profile and sweeps: `document` is all of it as the config wrote it (kept whole in

@@ -465,11 +465,14 @@ ExperimentInfo experiment_info(const json& document) {
     for (const auto& c : *cases) {
       FieldReader one(c, "a case of a meta record's \"experiment\"");
       if (!c.is_object()) continue;
-      CaseInfo info{one.text("name"), one.text("show"), one.text("base_name"), {}};
+      CaseInfo info{one.text("name"), one.text("show"), one.text("base_name"), {}, {}};
       if (const json* sweep = one.find("sweep"); sweep && sweep->is_object())
         for (const auto& [k, v] : sweep->items())
           info.sweep.push_back({k, v.is_string() ? v.get<std::string>() : v.dump(),
                                 v.is_number_integer() ? std::optional<std::int64_t>(v.get<std::int64_t>()) : std::nullopt});
+      if (const json* extract = one.find("extract"); extract && extract->is_object())
+        for (const auto& [name, regex] : extract->items())
+          if (regex.is_string()) info.extract.emplace_back(name, regex.get<std::string>());
       ex.cases.push_back(std::move(info));
     }
   if (const json* views = f.array("views"))

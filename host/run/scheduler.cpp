@@ -8,6 +8,7 @@
 #include "config/expect.hpp"
 #include "measure/clock.hpp"
 #include "protocol/codec.hpp"
+#include "results/extract_metrics.hpp"
 #include "results/record_json.hpp"
 #include "util/strings.hpp"
 
@@ -200,6 +201,7 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.stdout_bytes = child.stdout_bytes;
   r.stderr_bytes = child.stderr_bytes;
   r.leftover_processes = child.leftover_processes;
+  apply_extracts(c.extract, r);  // [case.extract]: numbers the script printed, as metrics
 
   RunFacts facts;
   facts.status = status_name(r.status);

@@ -71,6 +71,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   LoadOptions options;
   options.profile = ro.quick ? "quick" : ro.profile;
   options.case_globs = ro.case_globs;
+  options.extracts = ro.extracts;
   Experiment ex;
   try {
     for (const auto& p : ro.params) {

@@ -21,6 +21,7 @@ struct RunOptions {
   bool force_exec = false;
   std::vector<std::string> case_globs;   // --case GLOB
   std::vector<std::string> params;       // --param KEY=VALUE
+  std::vector<std::string> extracts;     // --extract NAME=REGEX
   std::vector<std::string> script_args;  // after --: sys.argv[1:] of a script run as __main__
   bool no_lock = false;                  // measure even while another session holds the lock
   std::string cpus;                      // --cpus LIST: every run pinned there

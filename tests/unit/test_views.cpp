@@ -20,7 +20,7 @@ namespace {
 
 CaseInfo swept(const std::string& base, const std::string& key, std::int64_t n) {
   const std::string text = std::to_string(n);
-  return CaseInfo{base + "[" + key + "=" + text + "]", "", base, {{key, text, n}}};
+  return CaseInfo{base + "[" + key + "=" + text + "]", "", base, {{key, text, n}}, {}};
 }
 
 RunRecord run(const std::string& case_name, const std::string& build, double wall_ms, int repeat, json result = nullptr) {
@@ -45,7 +45,7 @@ ReportModel scaling_model(std::vector<ViewSpec> views = {}) {
   MetaRecord meta;
   meta.experiment.name = "scale";
   meta.experiment.cases = {swept("threads", "workers", 1), swept("threads", "workers", 2), swept("threads", "workers", 4),
-                           CaseInfo{"single", "", "single", {}}, CaseInfo{"sharded", "", "sharded", {}}};
+                           CaseInfo{"single", "", "single", {}, {}}, CaseInfo{"sharded", "", "sharded", {}, {}}};
   meta.experiment.views = std::move(views);
   meta.machine = MachineRecord{"vm", "6.1", "x86_64", "AMD EPYC", 2, 2, 0};
   LoadedResults file;

@@ -1,0 +1,73 @@
+#include "report/metrics.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "util/strings.hpp"
+#include "util/tagged_number.hpp"
+
+namespace gilhost {
+
+std::optional<double> metric_number(const nlohmann::json& value) {
+  const nlohmann::json v = decode_tagged_number(value);
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+  if (v.is_number()) return v.get<double>();
+  return std::nullopt;
+}
+
+std::vector<double> metric_values(const std::vector<RunRecord>& runs, const std::string& name) {
+  std::vector<double> out;
+  for (const auto& r : runs) {
+    if (r.warmup || !r.is_ok() || !r.metrics.is_object()) continue;
+    auto it = r.metrics.find(name);
+    if (it == r.metrics.end()) continue;
+    if (auto x = metric_number(*it); x && std::isfinite(*x)) out.push_back(*x);
+  }
+  return out;
+}
+
+std::vector<std::string> metric_names(const std::vector<RunRecord>& runs) {
+  std::vector<std::string> names;
+  for (const auto& r : runs)
+    if (r.metrics.is_object())
+      for (const auto& [k, v] : r.metrics.items()) add_unique(names, k);
+  return names;
+}
+
+std::string format_metric(const Stats& s) {
+  if (s.n == 0) return "-";
+  std::string out = fmt::format("{:.6g}", s.median);
+  if (s.n > 1) out += fmt::format(" ±{:.1f}%", 100 * std::abs(s.relative_spread()));
+  return out;
+}
+
+Table build_metrics_table(const Summary& sum) {
+  Table t;
+  t.columns.emplace_back("case");
+  t.columns.emplace_back("metric");
+  for (const auto& i : sum.interpreters) t.columns.emplace_back(i, Align::right);
+  for (const auto& c : sum.cases) {
+    std::vector<RunRecord> runs;
+    for (const auto& i : sum.interpreters)
+      if (const Cell* cell = sum.cell(c, i)) runs.insert(runs.end(), cell->runs.begin(), cell->runs.end());
+    for (const auto& name : metric_names(runs)) {
+      std::vector<std::string> row{c, name};
+      for (const auto& i : sum.interpreters) {
+        const Cell* cell = sum.cell(c, i);
+        row.push_back(cell ? format_metric(compute_stats(metric_values(cell->runs, name))) : "skipped");
+      }
+      t.add_row(row);
+    }
+  }
+  return t;
+}
+
+std::vector<std::string> extract_sources(const ExperimentInfo& ex) {
+  std::vector<std::string> out;
+  for (const auto& c : ex.cases)
+    for (const auto& [name, regex] : c.extract) add_unique(out, name + ": the first line of stdout matching '" + regex + "'");
+  return out;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,35 @@
+#pragma once
+// The metrics scripts report (gilhost.metric, and the numbers [case.extract] reads from their stdout):
+// one row per case and metric, builds across, each cell the median of its measured ok runs ± MAD.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/stats.hpp"
+#include "report/summary.hpp"
+#include "report/table.hpp"
+
+namespace gilhost {
+
+// A metric's value as a number (tagged NaN and infinities decoded; true/false as 1/0), if it is one.
+std::optional<double> metric_number(const nlohmann::json& value);
+
+// The numbers of metric `name` over `runs`' measured ok runs.
+std::vector<double> metric_values(const std::vector<RunRecord>& runs, const std::string& name);
+
+// Every metric name `runs` report, in first-seen order.
+std::vector<std::string> metric_names(const std::vector<RunRecord>& runs);
+
+// "1.52 ±3.1%", "1.5" for one run, "-" for none.
+std::string format_metric(const Stats& s);
+
+// Rows (case, metric), a column per build; empty when no run reports a metric.
+Table build_metrics_table(const Summary& sum);
+
+// Where each extracted metric came from: "pyfunction: stdout, '^pyfunction\s+([0-9.]+)x'", one per
+// (metric, regex), for the lines under the table.
+std::vector<std::string> extract_sources(const ExperimentInfo& ex);
+
+}  // namespace gilhost
