@@ -42,7 +42,7 @@ std::string format_metric(const Stats& s) {
   return out;
 }
 
-Table build_metrics_table(const Summary& sum) {
+Table build_metrics_table(const Summary& sum, const ExperimentInfo& ex) {
   Table t;
   t.columns.emplace_back("case");
   t.columns.emplace_back("metric");
@@ -51,7 +51,12 @@ Table build_metrics_table(const Summary& sum) {
     std::vector<RunRecord> runs;
     for (const auto& i : sum.interpreters)
       if (const Cell* cell = sum.cell(c, i)) runs.insert(runs.end(), cell->runs.begin(), cell->runs.end());
-    for (const auto& name : metric_names(runs)) {
+    std::vector<std::string> names;
+    for (const auto& info : ex.cases)
+      if (info.name == c)
+        for (const auto& [name, regex] : info.extract) add_unique(names, name);
+    for (const auto& name : metric_names(runs)) add_unique(names, name);
+    for (const auto& name : names) {
       std::vector<std::string> row{c, name};
       for (const auto& i : sum.interpreters) {
         const Cell* cell = sum.cell(c, i);

@@ -25,8 +25,9 @@ std::vector<std::string> metric_names(const std::vector<RunRecord>& runs);
 // "1.52 ±3.1%", "1.5" for one run, "-" for none.
 std::string format_metric(const Stats& s);
 
-// Rows (case, metric), a column per build; empty when no run reports a metric.
-Table build_metrics_table(const Summary& sum);
+// Rows (case, metric), a column per build: a case's [case.extract] names first (one that
+// never matched shows as "-"), then what its runs report besides; empty when there is none.
+Table build_metrics_table(const Summary& sum, const ExperimentInfo& ex);
 
 // Where each extracted metric came from: "pyfunction: stdout, '^pyfunction\s+([0-9.]+)x'", one per
 // (metric, regex), for the lines under the table.

@@ -256,7 +256,7 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   s.scaling = build_scaling(s.summary, ex.cases, s.machine ? s.machine->cores : 0);
   s.headlines = build_headlines(s.summary, ex.views);
   s.headlines_table = headlines_table(s.headlines, s.summary.interpreters);
-  s.metrics_table = build_metrics_table(s.summary);
+  s.metrics_table = build_metrics_table(s.summary, ex);
   s.metric_sources = extract_sources(ex);
   s.failures = build_failures(s.summary);
   s.skip_groups = group_skips(s.skips);

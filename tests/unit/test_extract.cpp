@@ -73,7 +73,7 @@ TEST_CASE("extract: entries load per case, experiment-wide ones under them, --ex
   CHECK(a[1].name == "cost");
   CHECK(a[1].pattern == "total cost (\\d+)");  // the case's entry replaces the experiment's, in its place
   CHECK(a[2].name == "pyfunction");
-  CHECK(a[2].where.line == 8);
+  CHECK(a[2].where.line == 10);
   CHECK(ex.find_case("b")->extract.size() == 2);
 
   // Recorded with each case in the results file's experiment.
