@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "report/metrics.hpp"
 #include "results/record_json.hpp"
 #include "util/strings.hpp"
 
@@ -50,6 +51,10 @@ json cell_json(const Section& s, const Cell& cell) {
             {"gil_reenabled_by", cell.gil_reenabled_by},
             {"free_threaded", cell.free_threaded},
             {"mode", cell.mode}};
+  // The scripts' metrics (gilhost.metric, [case.extract]) over the cell's ok runs.
+  json metrics = json::object();
+  for (const auto& name : metric_names(cell.runs)) metrics[name] = stats_json(compute_stats(metric_values(cell.runs, name)));
+  j["metrics"] = metrics;
   if (!s.baseline_python.empty()) {
     const auto ratio = s.vs_baseline.find({cell.case_name, cell.interpreter});
     const auto base = s.baseline_of.find(cell.interpreter);
@@ -243,6 +248,9 @@ const std::vector<std::pair<std::string, CsvValue>>& csv_layout() {
       {"error_type", [](const R& r) { return r.error ? r.error->type : ""; }},
       {"result", [](const R& r) {
          return r.has_result ? r.result.dump(-1, ' ', false, json::error_handler_t::replace) : std::string();
+       }},
+      {"metrics", [](const R& r) {
+         return r.metrics.empty() ? std::string() : r.metrics.dump(-1, ' ', false, json::error_handler_t::replace);
        }}};
   return layout;
 }

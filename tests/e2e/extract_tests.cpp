@@ -185,6 +185,17 @@ TEST_CASE("extract: CPython's ftscalingbench.py, its printed figures as metrics 
   CHECK(html.out.find("create_closure") != std::string::npos);
   CHECK(html.out.find("Metrics") != std::string::npos);
 
+  // The exports carry them: CSV a metrics column per run, JSON each cell's statistics.
+  const auto csv = sb.gilhost("report r.jsonl -f csv");
+  CHECK(csv.out.substr(0, csv.out.find('\r')).find(",result,metrics") != std::string::npos);
+  CHECK(csv.out.find("\"{\"\"create_closure\"\":") != std::string::npos);
+  const json summary = json::parse(sb.gilhost("export r.jsonl").out);
+  for (const auto& cell : summary["experiments"][0]["cells"]) {
+    INFO(cell.dump());
+    CHECK(cell["metrics"]["threads"]["median"] == 2.0);
+    CHECK(cell["metrics"]["threads"]["n"] == 2);
+  }
+
   // compare puts each metric of A beside B's.
   const auto cmp = sb.gilhost("compare r.jsonl r.jsonl -f json");
   INFO(cmp.err);

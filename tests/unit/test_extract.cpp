@@ -225,3 +225,62 @@ TEST_CASE("extract: into a run record, beside the script's own metrics, and thro
   const gilhost::RunRecord back = gilhost::run_from_json(gilhost::to_json(r));
   CHECK(back.metrics == r.metrics);
 }
+
+#include "report/compare.hpp"
+#include "report/metrics.hpp"
+
+namespace {
+
+gilhost::RunRecord metric_run(const std::string& build, int repeat, json metrics, gilhost::RunStatus status = gilhost::RunStatus::ok) {
+  gilhost::RunRecord r;
+  r.experiment = "ft";
+  r.case_name = r.base_case = "scaling";
+  r.interpreter = build;
+  r.repeat = repeat;
+  r.status = status;
+  r.wall_ns = 1000000 * (repeat + 1);
+  r.metrics = std::move(metrics);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("extract: metrics tabulated per case and build, and compared side by side", "[extract][report]") {
+  using gilhost::RunStatus;
+  const std::vector<gilhost::RunRecord> runs{
+      metric_run("3.14t", 0, {{"pyfunction", 1.5}, {"threads", 2}}), metric_run("3.14t", 1, {{"pyfunction", 2.5}, {"threads", 2}}),
+      metric_run("3.14t", 2, {{"pyfunction", 900}}, RunStatus::error),  // not an ok run: not counted
+      metric_run("3.13t", 0, {{"threads", 2}, {"label", "text"}})};
+  gilhost::ExperimentInfo ex;
+  ex.cases.push_back({"scaling", "", "scaling", {}, {{"absent", "^absent (\\d+)"}, {"pyfunction", "^pyfunction ([0-9.]+)"}}});
+  const gilhost::Summary sum = gilhost::summarize(runs, {}, "");
+  const gilhost::Table t = gilhost::build_metrics_table(sum, ex);
+  REQUIRE(t.columns.size() == 4);
+  CHECK(t.columns[2].title == "3.14t");
+  // The extract's names first (one that never matched shows "-"), then what the runs report besides.
+  REQUIRE(t.rows.size() == 4);
+  CHECK(t.rows[0] == std::vector<std::string>{"scaling", "absent", "-", "-"});
+  CHECK(t.rows[1] == std::vector<std::string>{"scaling", "pyfunction", "2 ±25.0%", "-"});
+  CHECK(t.rows[2] == std::vector<std::string>{"scaling", "threads", "2 ±0.0%", "2"});
+  CHECK(t.rows[3] == std::vector<std::string>{"scaling", "label", "-", "-"});  // not a number
+  CHECK(gilhost::extract_sources(ex) == std::vector<std::string>{"absent: the first line of stdout matching '^absent (\\d+)'",
+                                                                 "pyfunction: the first line of stdout matching '^pyfunction ([0-9.]+)'"});
+
+  std::vector<gilhost::ResultsLine> a, b;
+  for (int i = 0; i < 4; ++i) {
+    a.emplace_back(metric_run("3.14t", i, {{"pyfunction", 1.0 + 0.01 * i}}));
+    b.emplace_back(metric_run("3.14t", i, {{"pyfunction", 2.0 + 0.01 * i}}));
+  }
+  const gilhost::Comparison c = gilhost::compare_runs(a, b, {});
+  REQUIRE(c.metric_rows.size() == 1);
+  const auto& m = c.metric_rows[0];
+  CHECK(m.metric == "pyfunction");
+  CHECK(m.a.n == 4);
+  CHECK(m.ratio == Approx(2.015 / 1.015));
+  CHECK(m.test.p_value < 0.05);
+  CHECK(c.changed() == 0);  // metrics get no verdict: the wall times did not change
+  const std::string text = gilhost::render_comparison_text(c);
+  CHECK(text.find("pyfunction") != std::string::npos);
+  CHECK(text.find("1.985x") != std::string::npos);
+  CHECK(gilhost::render_comparison_markdown(c).find("| ft | scaling | 3.14t | pyfunction |") != std::string::npos);
+}
