@@ -284,3 +284,14 @@ TEST_CASE("extract: metrics tabulated per case and build, and compared side by s
   CHECK(text.find("1.985x") != std::string::npos);
   CHECK(gilhost::render_comparison_markdown(c).find("| ft | scaling | 3.14t | pyfunction |") != std::string::npos);
 }
+
+TEST_CASE("extract: a long line is searched on a stack with room for it, up to its first 64 KiB", "[extract]") {
+  // libstdc++'s regex recurses per character: 60000 of them overflow an 8 MiB stack with this pattern.
+  const std::string line = std::string(60000, 'a') + " 5\n";
+  const auto e = gilhost::extract_metrics({spec("x", "^(?:a|b)*\\s+(\\d+)")}, line, static_cast<std::int64_t>(line.size()));
+  CHECK(e.metrics == json{{"x", 5}});
+  const std::string longer = std::string(gilhost::kExtractLineLimit, 'a') + " 5\n";
+  const auto cut = gilhost::extract_metrics({spec("x", "\\s(\\d+)")}, longer, static_cast<std::int64_t>(longer.size()));
+  CHECK(cut.metrics.empty());
+  REQUIRE(cut.notes.size() == 1);
+}
