@@ -38,7 +38,11 @@ std::optional<std::regex> compile_extract_regex(const std::string& pattern, std:
     return std::nullopt;
   }
   // The one group is the number; a second would leave it ambiguous which one is meant.
-  if (re.mark_count() != 1) {
+  if (re.mark_count() == 0) {
+    problem = "'" + pattern + "' has no capture group: put ( ) around the number, as in 'took ([0-9.]+) s'";
+    return std::nullopt;
+  }
+  if (re.mark_count() > 1) {
     problem = "'" + pattern + "' has " + std::to_string(re.mark_count()) +
               " capture groups: write exactly one, around the number (and (?:...) for any other group)";
     return std::nullopt;

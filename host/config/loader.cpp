@@ -278,7 +278,7 @@ class Loader {
   // name = "regex" entries, each regex compiled and checked where it is written.
   std::vector<ExtractSpec> read_extract(const toml::table& t, const std::string& where) {
     std::vector<ExtractSpec> out;
-    // toml++ keeps a table's keys sorted: walk them in file order, for errors and for the report's rows.
+    // toml++ keeps a table's keys sorted: walk them in file order, so errors come in the order written.
     std::vector<std::pair<const toml::key*, const toml::node*>> entries;
     for (auto&& [k, v] : t) entries.emplace_back(&k, &v);
     std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
