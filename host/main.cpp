@@ -60,8 +60,9 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run experiment files (or a script) and print the table of cases x interpreters");
   run->add_option("files", ro.files,
                   "Experiment TOML files (configs/*.toml), or one Python script run as __main__ (arguments for it after --)")
-      ->required()
       ->check(CLI::ExistingFile);
+  run->add_option("-m,--module", ro.module, "Run a module as __main__, as python -m does (arguments for it after --)")
+      ->type_name("MODULE");
   run->add_option("-p,--python", co.pythons, "Interpreter selector: all, ft, gil, 3.12, 3.12.1, 3.13t, \">=3.11\", or a path (repeatable; overrides the file); "
                   "add +gil (3.14t+gil, ft+gil) to run free-threaded builds with their GIL forced on, as a column of their own");
   run->add_option("--profile", ro.profile, "Apply a [profile.NAME] of the file");
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
   run->add_option("--cpus", ro.cpus, "Pin every run to these CPUs (0-3,6: sched_setaffinity; recorded)")->type_name("LIST");
   run->footer("A Python script instead of an experiment file is measured as __main__ with the usual repeat, warm-up,\n"
               "timeout, table and results file: gilhost run bench.py -p 3.13 -p 3.14t -- --size 100\n"
+              "and so is a module, found from the working directory as python -m finds it: gilhost run -m timeit -- 'sum(range(99))'\n"
               "One gilhost run measures at a time on a machine (a lock in the cache folder); it warns when the load\n"
               "average says other work shares the cores.");
   run->add_flag("--no-cache", co.no_cache,
