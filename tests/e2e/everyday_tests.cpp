@@ -181,3 +181,13 @@ TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("not a module name") != std::string::npos);
 }
+
+TEST_CASE("--help names every everyday option", "[e2e][everyday]") {
+  const auto run_help = gilhost::run_capture({kGilhost, "run", "--help"}, 30);
+  CHECK(run_help.exit_code == 0);
+  for (const char* option : {"-m,--module", "--case GLOB", "--param KEY=VALUE", "--no-lock", "--cpus LIST", "NAME-TIMESTAMP-PID",
+                             "appended to", "gilhost run bench.py", "gilhost run -m timeit", "governor"})
+    CHECK(run_help.out.find(option) != std::string::npos);
+  const auto compare_help = gilhost::run_capture({kGilhost, "compare", "--help"}, 30);
+  for (const char* option : {"--alpha", "--fail-on-change", "Mann"}) CHECK(compare_help.out.find(option) != std::string::npos);
+}
