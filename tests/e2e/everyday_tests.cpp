@@ -182,7 +182,7 @@ TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e
   CHECK(bad.err.find("not a module name") != std::string::npos);
 }
 
-TEST_CASE("--help names every everyday option", "[e2e][everyday]") {
+TEST_CASE("every everyday option is in gilhost run --help", "[e2e][everyday]") {
   const auto run_help = gilhost::run_capture({kGilhost, "run", "--help"}, 30);
   CHECK(run_help.exit_code == 0);
   for (const char* option : {"-m,--module", "--case GLOB", "--param KEY=VALUE", "--no-lock", "--cpus LIST", "NAME-TIMESTAMP-PID",
