@@ -60,13 +60,14 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run experiment files (or a script) and print the table of cases x interpreters");
   run->add_option("files", ro.files,
                   "Experiment TOML files (configs/*.toml), or one Python script run as __main__ (arguments for it after --)")
-      ->required()
       ->check(CLI::ExistingFile);
+  run->add_option("-m,--module", ro.module, "Run a module as __main__, as python -m does (arguments for it after --)")
+      ->type_name("MODULE");
   run->add_option("-p,--python", co.pythons, "Interpreter selector: all, ft, gil, 3.12, 3.12.1, 3.13t, \">=3.11\", or a path (repeatable; overrides the file); "
                   "add +gil (3.14t+gil, ft+gil) to run free-threaded builds with their GIL forced on, as a column of their own");
   run->add_option("--profile", ro.profile, "Apply a [profile.NAME] of the file");
   run->add_flag("-q,--quick", ro.quick, "Same as --profile quick");
-  run->add_option("-o,--output", ro.output, "Results file (JSON Lines; default results/NAME-TIMESTAMP.jsonl)");
+  run->add_option("-o,--output", ro.output, "Results file (JSON Lines; default results/NAME-TIMESTAMP-PID.jsonl, this session's own); a file named here that holds sessions already is appended to, and the new meta line says so");
   run->add_option("--repeat", ro.repeat, "Measured runs per case and interpreter (overrides the file)")->check(whole_number_at_least(1));
   run->add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")->check(whole_number_at_least(0));
   run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (overrides the file)")->check(seconds_above_zero());
@@ -87,10 +88,11 @@ int main(int argc, char** argv) {
   run->add_option("--cpus", ro.cpus, "Pin every run to these CPUs (0-3,6: sched_setaffinity; recorded)")->type_name("LIST");
   run->footer("A Python script instead of an experiment file is measured as __main__ with the usual repeat, warm-up,\n"
               "timeout, table and results file: gilhost run bench.py -p 3.13 -p 3.14t -- --size 100\n"
+              "and so is a module, found from the working directory as python -m finds it: gilhost run -m timeit -- 'sum(range(99))'\n"
               "Numbers a script prints become metrics with [case.extract] in the file (name = 'regex', one group\n"
               "around the number) or --extract NAME=REGEX; reports and compare show them beside the wall times.\n"
               "One gilhost run measures at a time on a machine (a lock in the cache folder); it warns when the load\n"
-              "average says other work shares the cores.");
+              "average says other work shares the cores, and records the machine's state (governor, turbo, ASLR, load) in the results.");
   run->add_flag("--no-cache", co.no_cache,
                 "Probe interpreters again and compile the runner's bootstrap every run, instead of using the caches");
 

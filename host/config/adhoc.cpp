@@ -1,5 +1,6 @@
 #include "config/adhoc.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 
@@ -11,6 +12,23 @@ namespace fs = std::filesystem;
 namespace gilhost {
 
 bool is_python_script(const std::string& path) { return ends_with(path, ".py") || ends_with(path, ".pyw"); }
+
+bool is_module_name(const std::string& name) {
+  if (name.empty() || name.front() == '.' || name.back() == '.') return false;
+  bool segment_start = true;
+  for (const char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '.') {
+      if (segment_start) return false;  // ".."
+      segment_start = true;
+      continue;
+    }
+    const bool letter = std::isalpha(c) || ch == '_' || c >= 0x80;  // non-ASCII: Python's to judge
+    if (!letter && !(std::isdigit(c) && !segment_start)) return false;
+    segment_start = false;
+  }
+  return true;
+}
 
 std::string toml_quote(const std::string& text) {
   std::string out = "\"";
@@ -30,20 +48,32 @@ std::string toml_quote(const std::string& text) {
   return out + "\"";
 }
 
-std::string script_experiment_toml(const std::string& script, const std::vector<std::string>& argv) {
-  const fs::path p(script);
-  const std::string stem = p.stem().string();
+namespace {
+
+// One main-mode case named `name`; `what_runs` is the [experiment] line naming the script or module.
+std::string main_experiment_toml(const std::string& name, const std::string& shown_as, const std::string& what_runs,
+                                 const std::vector<std::string>& argv) {
   std::string args;
   for (const auto& a : argv) args += (args.empty() ? "" : ", ") + toml_quote(a);
   return "[experiment]\n"
-         "name = " + toml_quote(stem) + "\n"
-         "description = " + toml_quote(p.filename().string() + " run as __main__" +
-                                       (argv.empty() ? "" : " with " + join(argv, " "))) + "\n"
-         "script = " + toml_quote(p.filename().string()) + "\n"
+         "name = " + toml_quote(name) + "\n"
+         "description = " + toml_quote(shown_as + " run as __main__" + (argv.empty() ? "" : " with " + join(argv, " "))) + "\n" +
+         what_runs + "\n"
          "\n[[case]]\n"
-         "name = " + toml_quote(stem) + "\n"
+         "name = " + toml_quote(name) + "\n"
          "main = true\n" +
          (argv.empty() ? "" : "argv = [" + args + "]\n");
+}
+
+}  // namespace
+
+std::string script_experiment_toml(const std::string& script, const std::vector<std::string>& argv) {
+  const fs::path p(script);
+  return main_experiment_toml(p.stem().string(), p.filename().string(), "script = " + toml_quote(p.filename().string()), argv);
+}
+
+std::string module_experiment_toml(const std::string& module, const std::vector<std::string>& argv) {
+  return main_experiment_toml(module, "-m " + module, "module = " + toml_quote(module), argv);
 }
 
 Experiment load_script_experiment(const std::string& script, const std::vector<std::string>& argv,
@@ -51,6 +81,13 @@ Experiment load_script_experiment(const std::string& script, const std::vector<s
   // The experiment "lives" beside the script, so the script resolves as the file would resolve it.
   const fs::path where = fs::absolute(script).parent_path() / (fs::path(script).filename().string() + " (as an experiment)");
   return load_experiment_text(script_experiment_toml(script, argv), where.string(), options);
+}
+
+Experiment load_module_experiment(const std::string& module, const std::vector<std::string>& argv,
+                                  const LoadOptions& options) {
+  // Like `python -m`, the module is looked for from the working directory.
+  const fs::path where = fs::current_path() / ("-m " + module + " (as an experiment)");
+  return load_experiment_text(module_experiment_toml(module, argv), where.string(), options);
 }
 
 }  // namespace gilhost

@@ -13,11 +13,20 @@ namespace gilhost {
 // Whether a `gilhost run` argument names a Python script rather than an experiment file.
 bool is_python_script(const std::string& path);
 
+// A dotted module name as `python -m` takes it: "http.server", "pkg._impl2".
+bool is_module_name(const std::string& name);
+
 // The experiment file's text for `script` run as __main__ with sys.argv[1:] = argv.
 std::string script_experiment_toml(const std::string& script, const std::vector<std::string>& argv);
 
+// The same for `gilhost run -m module`: the module run as `python -m module ARGS` runs it.
+std::string module_experiment_toml(const std::string& module, const std::vector<std::string>& argv);
+
 // Loads it (errors are ConfigErrors, located in a file named after the script: "race.py (as an experiment)").
 Experiment load_script_experiment(const std::string& script, const std::vector<std::string>& argv,
+                                  const LoadOptions& options = {});
+
+Experiment load_module_experiment(const std::string& module, const std::vector<std::string>& argv,
                                   const LoadOptions& options = {});
 
 // A TOML basic string holding `text` exactly: "…" with \\, \" and control characters escaped.

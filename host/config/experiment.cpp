@@ -47,6 +47,7 @@ nlohmann::json Experiment::to_json() const {
                           {"mode", to_string(c.mode)},
                           {"function", c.function},
                           {"script", c.script},
+                          {"module", c.module},
                           {"params", c.params},
                           {"sweep", c.sweep_values},
                           {"argv", c.argv},
@@ -60,7 +61,7 @@ nlohmann::json Experiment::to_json() const {
   nlohmann::json views_json = nlohmann::json::array();
   for (const auto& v : views) views_json.push_back(view_to_json(v));
   return {{"name", name},       {"description", description}, {"path", path},
-          {"script", script},   {"interpreters", interpreters}, {"repeat", repeat},
+          {"script", script},   {"module", module},           {"interpreters", interpreters}, {"repeat", repeat},
           {"warmup", warmup},   {"timeout_s", timeout_s},     {"sample_interval_ms", sample_interval_ms},
           {"baseline", baseline}, {"env", env},               {"article", article},
           {"params", params},   {"profile", profile},         {"cases", cases_json},

@@ -49,7 +49,8 @@ struct Case {
   std::string base_name;  // as written: "threads"
   CaseMode mode = CaseMode::call;
   std::string function;
-  std::string script;  // absolute
+  std::string script;  // absolute; empty when `module` names what runs
+  std::string module;  // "pkg.mod": imported by name (call) or run as `python -m` runs it (main)
   nlohmann::json params = nlohmann::json::object();  // merged: [params], case params, sweep values
   nlohmann::json sweep_values = nlohmann::json::object();
   std::vector<std::string> argv;  // main mode, {name} already substituted
@@ -75,6 +76,7 @@ struct Experiment {
   std::string description;
   std::string path;    // the TOML file
   std::string script;  // absolute
+  std::string module;  // instead of a script: a module on sys.path
   std::vector<std::string> interpreters{"all"};
   int repeat = 3;
   int warmup = 0;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/adhoc.hpp"
 #include "config/toml_guard.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
@@ -247,12 +248,24 @@ class Loader {
     return p.string();
   }
 
+  // `script` or `module` of a table: at most one of them, the module's name checked.
+  void read_script_or_module(const toml::table& t, std::string& script, std::string& module) {
+    auto s = get_string(t, "script");
+    auto m = get_string(t, "module");
+    if (s && m) error(t.get("module")->source(), "give either script = \"file.py\" or module = \"name\", not both");
+    if (s) script = script_path(t, *s);
+    if (m) {
+      if (is_module_name(*m)) module = *m;
+      else error(t.get("module")->source(), "module = \"" + *m + "\" is not a module name (dotted, as for python -m: \"http.server\")");
+    }
+  }
+
   void read_experiment(const toml::table& t, Experiment& ex) {
-    check_keys(t, {"name", "description", "script", "interpreters", "repeat", "warmup", "timeout",
+    check_keys(t, {"name", "description", "script", "module", "interpreters", "repeat", "warmup", "timeout",
                    "sample_interval_ms", "baseline", "env", "article", "extract"}, "[experiment]");
     if (auto v = get_string(t, "name")) ex.name = *v;
     if (auto v = get_string(t, "description")) ex.description = *v;
-    if (auto v = get_string(t, "script")) ex.script = script_path(t, *v);
+    read_script_or_module(t, ex.script, ex.module);
     if (t.get("interpreters")) {
       ex.interpreters = get_strings(t, "interpreters");
       if (ex.interpreters.empty()) error(t.get("interpreters")->source(), "'interpreters' is empty: write [\"all\"] for every build found");
@@ -419,7 +432,7 @@ class Loader {
   }
 
   void read_case(const toml::table& t, Experiment& ex) {
-    check_keys(t, {"name", "call", "main", "argv", "script", "params", "sweep", "subinterpreters", "gil", "show",
+    check_keys(t, {"name", "call", "main", "argv", "script", "module", "params", "sweep", "subinterpreters", "gil", "show",
                    "requires", "expect", "extract"}, "[[case]]");
     Case c;
     c.where = SourcePos{path_, static_cast<int>(t.source().begin.line), static_cast<int>(t.source().begin.column)};
@@ -435,9 +448,13 @@ class Loader {
     if (!call && !main) error(t.source(), "case '" + *name + "': say what to run: call = \"function\" or main = true");
     c.mode = main ? CaseMode::main : CaseMode::call;
     if (call) c.function = *call;
-    if (auto s = get_string(t, "script")) c.script = script_path(t, *s);
-    else c.script = ex.script;
-    if (c.script.empty()) error(t.source(), "case '" + *name + "': no script (set [experiment] script or the case's)");
+    read_script_or_module(t, c.script, c.module);
+    if (c.script.empty() && c.module.empty()) {  // the experiment's, unless the case names its own
+      c.script = ex.script;
+      c.module = ex.module;
+    }
+    if (c.script.empty() && c.module.empty() && !t.get("script") && !t.get("module"))
+      error(t.source(), "case '" + *name + "': no script (set [experiment] script or module, or the case's)");
     c.params = ex.params;
     if (auto p = table_at(t, "params")) c.params.merge_patch(to_json(*p));
     if (auto v = get_int(t, "subinterpreters", 1)) c.subinterpreters = static_cast<int>(*v);

@@ -8,11 +8,11 @@ namespace gilhost::protocol {
 
 using nlohmann::json;
 
-const char* to_string(CaseMode mode) {
+const char* to_string(RunMode mode) {
   switch (mode) {
-    case CaseMode::embed: return "embed";
-    case CaseMode::exec: return "exec";
-    case CaseMode::subinterpreters: return "subinterpreters";
+    case RunMode::embed: return "embed";
+    case RunMode::exec: return "exec";
+    case RunMode::subinterpreters: return "subinterpreters";
   }
   return "?";
 }
@@ -81,7 +81,7 @@ json event_json(const CaseEvent& e) {
   if (e.bootstrap_ns) j["bootstrap_ns"] = *e.bootstrap_ns;
   if (e.bootstrap_cached) j["bootstrap_cached"] = *e.bootstrap_cached;
   j["cpu"] = e.cpu;
-  if (e.mode == CaseMode::subinterpreters) {
+  if (e.mode == RunMode::subinterpreters) {
     j["subinterpreters"] = e.subinterpreters;
     j["gil"] = e.gil;
     j["per_interpreter"] = e.per_interpreter;
@@ -217,10 +217,10 @@ Outcome outcome_from(const json& j) {
   return o;
 }
 
-CaseMode mode_from(const std::string& s) {
-  if (s == "embed") return CaseMode::embed;
-  if (s == "exec") return CaseMode::exec;
-  if (s == "subinterpreters") return CaseMode::subinterpreters;
+RunMode mode_from(const std::string& s) {
+  if (s == "embed") return RunMode::embed;
+  if (s == "exec") return RunMode::exec;
+  if (s == "subinterpreters") return RunMode::subinterpreters;
   throw DecodeError("unknown mode '" + s + "'");
 }
 

@@ -56,7 +56,9 @@ struct Outcome {
   std::string python_version;                 // "3.12.4"
 };
 
-enum class CaseMode { embed, exec, subinterpreters };
+// Where the case was bracketed: the runner around an embedded call, the bootstrap in an interpreter run
+// as the child (exec), or the runner around its subinterpreters.
+enum class RunMode { embed, exec, subinterpreters };
 
 // One subinterpreter's own outcome, and when its case returned.
 struct InterpreterOutcome {
@@ -72,7 +74,7 @@ struct ReadyEvent {
 
 // The case, bracketed with CLOCK_MONOTONIC and getrusage, and its outcome.
 struct CaseEvent {
-  CaseMode mode = CaseMode::embed;
+  RunMode mode = RunMode::embed;
   std::int64_t start_ns = 0, end_ns = 0, wall_ns = 0;
   std::int64_t prepare_ns = 0;          // importing or compiling the script (embed, exec)
   std::optional<std::int64_t> init_ns;  // Python's initialisation (the runner's modes; not exec)
@@ -104,7 +106,7 @@ struct RunnerErrorEvent {
 
 using Event = std::variant<ReadyEvent, CaseEvent, FinalizedEvent, RunnerErrorEvent>;
 
-const char* to_string(CaseMode mode);
+const char* to_string(RunMode mode);
 const char* to_string(RunnerStage stage);
 
 }  // namespace gilhost::protocol

@@ -49,11 +49,19 @@ void compute_vs_baseline(Section& s, const std::string& selector) {
     s.notes.push_back("no build of " + s.experiment + " matches --baseline-python " + selector);
     return;
   }
+  std::vector<std::string> across;
   for (const auto& b : s.builds) {
     auto it = by_host.find(b.host);
-    if (it != by_host.end()) s.baseline_of[b.label] = it->second;
-    else if (by_host.size() == 1) s.baseline_of[b.label] = by_host.begin()->second;  // the only one there is
+    if (it != by_host.end()) {
+      s.baseline_of[b.label] = it->second;
+    } else if (by_host.size() == 1) {  // the only one there is, on another machine
+      s.baseline_of[b.label] = by_host.begin()->second;
+      across.push_back(b.label);
+    }
   }
+  if (!across.empty())
+    s.notes.push_back("vs " + selector + " of " + join(across, ", ") + " divides by a run on another machine (" +
+                      by_host.begin()->first + "): it compares the machines as much as the builds");
   for (const auto& [key, cell] : s.summary.cells) {
     auto base = s.baseline_of.find(key.second);
     if (base == s.baseline_of.end()) continue;
@@ -198,13 +206,31 @@ std::string cores_text(const MachineRecord& m) {
   return cores;
 }
 
+std::vector<std::string> builds_on_host(const Section& s, const std::string& host) {
+  std::vector<std::string> labels;
+  for (const auto& b : s.builds)
+    if (b.host == host) labels.push_back(b.label);
+  return labels;
+}
+
 Table build_machines(const Section& s) {
-  Table t = Table::with_columns({"host", "CPU", "cores", "kernel", "arch", "memory"},
-                                {Align::left, Align::left, Align::right, Align::left, Align::left, Align::right});
+  Table t = Table::with_columns({"host", "CPU", "cores", "kernel", "arch", "memory", "builds measured there"},
+                                {Align::left, Align::left, Align::right, Align::left, Align::left, Align::right, Align::left});
   for (const auto& m : s.machines)
     t.add_row({m.hostname, m.cpu_model, cores_text(m), m.kernel, m.arch,
-               m.memory_bytes > 0 ? format_bytes(static_cast<double>(m.memory_bytes)) : "-"});
+               m.memory_bytes > 0 ? format_bytes(static_cast<double>(m.memory_bytes)) : "-",
+               join(builds_on_host(s, m.hostname), ", ")});
   return t;
+}
+
+// Figures side by side from several machines (one CI job per Python, merged): say which columns share one.
+std::string machines_note(const Section& s) {
+  std::vector<std::string> groups;
+  for (const auto& m : s.machines)
+    groups.push_back(join(builds_on_host(s, m.hostname), ", ") + " on " + (m.hostname.empty() ? "?" : m.hostname));
+  return "these columns come from " + std::to_string(s.machines.size()) + " machines: " + join(groups, "; ") +
+         ". Only columns measured on one machine compare builds; across machines the machines differ too "
+         "(measure the builds in one session, -p A -p B, for ratios)";
 }
 
 Table build_article(const Section& s) {
@@ -252,6 +278,7 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   s.details_table = build_details(s);
   if (s.compares_builds()) s.vs_baseline_table = build_vs_baseline(s);
   s.machines_table = build_machines(s);
+  if (s.multi_host()) s.notes.insert(s.notes.begin(), machines_note(s));
   s.article_table = build_article(s);
   s.scaling = build_scaling(s.summary, ex.cases, s.machine ? s.machine->cores : 0);
   s.headlines = build_headlines(s.summary, ex.views);

@@ -61,7 +61,8 @@ std::string section_text(const Section& s) {
 
   if (s.multi_host()) {
     out += "machines:\n";
-    for (const auto& m : s.machines) out += "  " + (m.hostname.empty() ? "?" : m.hostname) + ": " + machine_summary(m) + "\n";
+    for (std::size_t i = 0; i < s.machines.size(); ++i)
+      out += "  " + s.machines_table.rows[i][0] + ": " + machine_summary(s.machines[i]) + " — " + s.machines_table.rows[i][6] + "\n";
   }
   if (s.compares_builds()) {
     out += "\n" + render_text_table(s.vs_baseline_table);

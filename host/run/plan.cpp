@@ -43,6 +43,7 @@ RunnerSpec runner_spec(const Case& c, const Interpreter& interp) {
   s.libpython = interp.libpython;
   s.executable = interp.executable;
   s.script = c.script;
+  s.module = c.module;
   s.mode = to_string(c.mode);
   s.function = c.function;
   s.kwargs = c.mode == CaseMode::call ? c.params : nlohmann::json::object();

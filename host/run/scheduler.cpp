@@ -195,7 +195,7 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.gil_forced = in.gil_forced || outcome.gil_forced;
   r.gil_reenabled_by = gil_reenabled_by(outcome, in.free_threaded, r.gil_forced, child.stderr_text);
   r.threads_alive_at_end = outcome.threads_alive;
-  if (cs && cs->mode == protocol::CaseMode::subinterpreters) r.per_interpreter = cs->per_interpreter;
+  if (cs && cs->mode == protocol::RunMode::subinterpreters) r.per_interpreter = cs->per_interpreter;
   r.stdout_text = child.stdout_text;
   r.stderr_text = child.stderr_text;
   r.stdout_bytes = child.stdout_bytes;

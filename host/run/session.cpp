@@ -58,7 +58,8 @@ std::string session_description(const RunOptions& ro) {
   char when[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
-  return "pid " + std::to_string(::getpid()) + ", gilhost run " + join(ro.files, " ") + ", started " + when;
+  const std::string what = ro.module.empty() ? join(ro.files, " ") : "-m " + ro.module;
+  return "pid " + std::to_string(::getpid()) + ", gilhost run " + what + ", started " + when;
 }
 
 std::string runner_path() {
@@ -78,7 +79,9 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
       auto [key, value] = parse_param_override(p);
       options.params[key] = std::move(value);
     }
-    ex = is_python_script(file) ? load_script_experiment(file, ro.script_args, options) : load_experiment(file, options);
+    if (!ro.module.empty()) ex = load_module_experiment(ro.module, ro.script_args, options);
+    else if (is_python_script(file)) ex = load_script_experiment(file, ro.script_args, options);
+    else ex = load_experiment(file, options);
   } catch (const ConfigErrors& e) {
     std::cerr << e.what() << "\n";
     return 2;
@@ -156,8 +159,17 @@ int cmd_run(const RunOptions& ro, const CommonOptions& co) {
     std::cerr << "gilhost: --quick is --profile quick; give one of them\n";
     return 2;
   }
-  if (!ro.script_args.empty() && !(ro.files.size() == 1 && is_python_script(ro.files[0]))) {
-    std::cerr << "gilhost: arguments after -- are for a script (gilhost run script.py -- ARGS), not for experiment files\n";
+  if (ro.module.empty() == ro.files.empty()) {
+    std::cerr << (ro.files.empty() ? "gilhost: run what? Give experiment files, a script, or -m MODULE (see gilhost run --help)\n"
+                                   : "gilhost: -m runs a module instead of files: give one or the other\n");
+    return 2;
+  }
+  if (!ro.module.empty() && !is_module_name(ro.module)) {
+    std::cerr << "gilhost: -m " << ro.module << ": not a module name (dotted, as python -m takes it: http.server)\n";
+    return 2;
+  }
+  if (!ro.script_args.empty() && ro.module.empty() && !(ro.files.size() == 1 && is_python_script(ro.files[0]))) {
+    std::cerr << "gilhost: arguments after -- are for a script or module (gilhost run script.py -- ARGS), not for experiment files\n";
     return 2;
   }
   if (!ro.cpus.empty()) {
@@ -186,7 +198,9 @@ int cmd_run(const RunOptions& ro, const CommonOptions& co) {
   ProbeCache cache(ProbeCache::default_path(), !co.no_cache);
   Discovery discovery = discover_all(co, cache);
   int worst = 0;
-  for (const auto& f : ro.files) {
+  // -m MODULE: one "file", named as the command line named it.
+  const std::vector<std::string> targets = ro.module.empty() ? ro.files : std::vector<std::string>{"-m " + ro.module};
+  for (const auto& f : targets) {
     int rc = run_one(f, ro, co, cache, discovery);
     worst = std::max(worst, rc);
     if (rc == 130) break;

@@ -10,6 +10,7 @@ namespace gilhost {
 
 struct RunOptions {
   std::vector<std::string> files;
+  std::string module;  // -m MODULE: run as `python -m MODULE` runs it, instead of files
   std::string profile;
   bool quick = false;
   std::string output;

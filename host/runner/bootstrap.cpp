@@ -146,17 +146,26 @@ def _prepare():
     if sys.executable != exe:
         sys.executable = exe
     script = _spec["script"]
-    sys.argv = [script] + list(_spec.get("argv", []))
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    module_name = _spec.get("module") or ""
+    sys.argv = [script or "-m"] + list(_spec.get("argv", []))
+    # As python does: the script's folder first on sys.path, or for -m the working directory.
+    sys.path.insert(0, os.getcwd() if module_name else os.path.dirname(os.path.abspath(script)))
     _install_gilhost_module()
     if _spec.get("free_threaded") and hasattr(sys, "_is_gil_enabled"):
         _watch_gil_reenabling()
     _state["gil_enabled_before"] = _gil_enabled()
     try:
         if _spec["mode"] == "call":
-            name = os.path.splitext(os.path.basename(script))[0]
-            module = __import__(name)
-            _state["fn"] = getattr(module, _spec["function"])
+            name = module_name or os.path.splitext(os.path.basename(script))[0]
+            __import__(name)
+            _state["fn"] = getattr(sys.modules[name], _spec["function"])
+        elif module_name:
+            # What `python -m` does before running the code (a package runs its __main__); runpy's
+            # private helper, there since 3.4, so the error for a missing module is python's own.
+            import runpy
+            _, spec, _state["code"] = runpy._get_module_details(module_name)
+            _state["module_spec"] = spec
+            sys.argv[0] = spec.origin
         else:
             with open(script, "rb") as f:
                 _state["code"] = compile(f.read(), script, "exec")
@@ -173,8 +182,13 @@ def _run():
             _state["has_result"] = True
         elif _state["code"] is not None:
             main = sys.modules["__main__"].__dict__
-            main["__file__"] = _spec["script"]
-            main["__cached__"] = None
+            spec = _state.get("module_spec")
+            if spec is not None:  # runpy._run_code's globals for `python -m`
+                main.update(__file__=spec.origin, __cached__=spec.cached, __loader__=spec.loader,
+                            __package__=spec.parent, __spec__=spec)
+            else:
+                main["__file__"] = _spec["script"]
+                main["__cached__"] = None
             exec(_state["code"], main)
     except SystemExit as exc:
         _record_exit(exc)

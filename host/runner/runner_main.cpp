@@ -132,7 +132,7 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
   std::optional<gilhost::protocol::Outcome> decoded = gilhost::protocol::decode_outcome(outcome, why);
   if (!decoded) fail(events, Stage::bootstrap, "_finish's outcome cannot be read: " + why);
   gilhost::protocol::CaseEvent event;
-  event.mode = gilhost::protocol::CaseMode::embed;
+  event.mode = gilhost::protocol::RunMode::embed;
   event.start_ns = start;
   event.end_ns = end;
   event.wall_ns = end - start;

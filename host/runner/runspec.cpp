@@ -4,7 +4,7 @@ namespace gilhost {
 
 nlohmann::json RunnerSpec::to_json() const {
   return {{"libpython", libpython}, {"executable", executable}, {"script", script},
-          {"mode", mode},           {"function", function},     {"kwargs", kwargs},
+          {"module", module},       {"mode", mode},           {"function", function},     {"kwargs", kwargs},
           {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil},
           {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}};
 }
@@ -14,6 +14,7 @@ RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
   s.libpython = j.value("libpython", "");
   s.executable = j.at("executable").get<std::string>();
   s.script = j.at("script").get<std::string>();
+  s.module = j.value("module", "");
   s.mode = j.value("mode", "call");
   s.function = j.value("function", "");
   s.kwargs = j.value("kwargs", nlohmann::json::object());
@@ -26,7 +27,7 @@ RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json RunnerSpec::python_spec(int index) const {
-  return {{"executable", executable}, {"script", script}, {"mode", mode}, {"function", function},
+  return {{"executable", executable}, {"script", script}, {"module", module}, {"mode", mode}, {"function", function},
           {"kwargs", kwargs},         {"argv", argv},     {"index", index},
           {"free_threaded", free_threaded}};
 }

@@ -10,7 +10,8 @@ namespace gilhost {
 struct RunnerSpec {
   std::string libpython;   // shared libpython to dlopen
   std::string executable;  // the interpreter: program name, sys.executable
-  std::string script;      // absolute path
+  std::string script;      // absolute path; empty when `module` names what runs
+  std::string module;      // a module on sys.path: imported (call) or run as `python -m` runs it (main)
   std::string mode;        // "call" or "main"
   std::string function;    // call mode
   nlohmann::json kwargs = nlohmann::json::object();

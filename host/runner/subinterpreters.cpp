@@ -170,7 +170,7 @@ protocol::CaseEvent run_in_subinterpreters(const py::Api& api, const RunnerSpec&
   std::int64_t end_ns = start_ns;
   for (const Worker& w : workers) end_ns = std::max(end_ns, w.end_ns);
   protocol::CaseEvent event;
-  event.mode = protocol::CaseMode::subinterpreters;
+  event.mode = protocol::RunMode::subinterpreters;
   event.subinterpreters = n;
   event.gil = spec.gil;
   event.start_ns = start_ns;

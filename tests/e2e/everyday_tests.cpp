@@ -133,3 +133,61 @@ TEST_CASE("--case and --param pick cases and override params, recorded in the me
   REQUIRE(all.size() == 4);
   CHECK(all[2]["appended_to_existing"] == true);
 }
+
+TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e][everyday]") {
+  const std::string build = embeddable_build();
+  REQUIRE_FALSE(build.empty());
+  Sandbox sb;
+  fs::create_directories(sb.dir / "pkg");
+  std::ofstream(sb.dir / "pkg" / "__init__.py") << "def double(n):\n    return 2 * n\n";
+  std::ofstream(sb.dir / "pkg" / "__main__.py")
+      << "import sys\nprint('main', __name__, __spec__.name, __package__, sys.argv[1:], sys.argv[0].endswith('__main__.py'))\n";
+
+  // A package: its __main__ runs, found from the working directory, with the arguments after --.
+  const auto a = sb.gilhost("run -m pkg -p " + build + " --repeat 2 -o m.jsonl -- --size 'two words'");
+  INFO(a.out << a.err);
+  REQUIRE(a.exit_code == 0);
+  auto lines = lines_of(sb.dir / "m.jsonl");
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0]["experiment"]["module"] == "pkg");
+  CHECK(lines[0]["experiment"]["cases"][0]["module"] == "pkg");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    CHECK(lines[i]["status"] == "ok");
+    CHECK(lines[i]["stdout"].get<std::string>().find("main __main__ pkg.__main__ pkg ['--size', 'two words'] True") !=
+          std::string::npos);
+  }
+
+  // A module that is not there is the run's error, python's own ImportError.
+  const auto missing = sb.gilhost("run -m no_such_module_here -p " + build + " --repeat 1 -o missing.jsonl");
+  CHECK(missing.exit_code == 1);  // the implied expectation (status ok) failed
+  lines = lines_of(sb.dir / "missing.jsonl");
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1]["status"] == "error");
+  CHECK(lines[1]["stderr"].get<std::string>().find("No module named no_such_module_here") != std::string::npos);
+
+  // In a file: a call into a module by name.
+  std::ofstream(sb.dir / "m.toml") << "[experiment]\nname = \"m\"\nmodule = \"pkg\"\n"
+                                      "[[case]]\nname = \"double\"\ncall = \"double\"\nparams = { n = 21 }\n";
+  const auto c = sb.gilhost("run m.toml -p " + build + " --repeat 1 -o call.jsonl");
+  INFO(c.out << c.err);
+  CHECK(c.exit_code == 0);
+  lines = lines_of(sb.dir / "call.jsonl");
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1]["result"] == 42);
+
+  // Misuse: files and -m together, a name that is not one.
+  CHECK(sb.gilhost("run m.toml -m pkg").exit_code == 2);
+  const auto bad = sb.gilhost("run -m 'a-b'");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("not a module name") != std::string::npos);
+}
+
+TEST_CASE("every everyday option is in gilhost run --help", "[e2e][everyday]") {
+  const auto run_help = gilhost::run_capture({kGilhost, "run", "--help"}, 30);
+  CHECK(run_help.exit_code == 0);
+  for (const char* option : {"-m,--module", "--case GLOB", "--param KEY=VALUE", "--no-lock", "--cpus LIST", "NAME-TIMESTAMP-PID",
+                             "appended to", "gilhost run bench.py", "gilhost run -m timeit", "governor"})
+    CHECK(run_help.out.find(option) != std::string::npos);
+  const auto compare_help = gilhost::run_capture({kGilhost, "compare", "--help"}, 30);
+  for (const char* option : {"--alpha", "--fail-on-change", "Mann"}) CHECK(compare_help.out.find(option) != std::string::npos);
+}

@@ -580,7 +580,7 @@ TEST_CASE("bad command lines get a clear message and exit status 2", "[e2e][reli
       {{"check", "/nonexistent/x.toml"}, {"/nonexistent/x.toml", "cannot read"}},
       {{}, {"subcommand"}},
       {{"frobnicate"}, {"unknown command 'frobnicate'", "run"}},
-      {{"run"}, {"files", "required"}},
+      {{"run"}, {"run what?", "-m MODULE"}},
       {{"run", cfg, "--repeat", "0"}, {"--repeat", "whole number of at least 1"}},
       {{"run", cfg, "--repeat", "many"}, {"--repeat", "many"}},
       {{"run", cfg, "--timeout", "soon"}, {"--timeout", "'soon'", "number of seconds"}},

@@ -6,6 +6,7 @@
 #include "helpers.hpp"
 #include "report/compare.hpp"
 #include "report/export.hpp"
+#include "report/markdown.hpp"
 #include "report/merge.hpp"
 #include "report/model.hpp"
 #include "report/text.hpp"
@@ -145,6 +146,33 @@ TEST_CASE("a merged file renders one cross-machine report", "[report][merge]") {
   const std::string text = render_text(model);
   CHECK(text.find("machines:\n  vm: AMD EPYC") != std::string::npos);
   CHECK(text.find("  host-b: ") != std::string::npos);
+  // Which columns share a machine, in the machines table (every format) and a note.
+  CHECK(text.find("— 3.9.18@host-b, 3.12.1@host-b, 3.13.0@host-b\n") != std::string::npos);
+  CHECK(s.machines_table.rows.at(0).back() == "3.9.18@vm, 3.12.1@vm, 3.13.0@vm");
+  REQUIRE_FALSE(s.notes.empty());
+  CHECK(s.notes[0].find("these columns come from 2 machines: 3.9.18@vm, 3.12.1@vm, 3.13.0@vm on vm; "
+                        "3.9.18@host-b, 3.12.1@host-b, 3.13.0@host-b on host-b") == 0);
+  CHECK(render_markdown(model).find("3.9.18@vm, 3.12.1@vm, 3.13.0@vm on vm") != std::string::npos);
+  // Each build had its own machine's baseline: no ratio divides across machines.
+  for (const auto& n : s.notes) CHECK(n.find("another machine") == std::string::npos);
+
+  SECTION("a baseline only one machine has: the ratios across machines say so") {
+    o.baseline_python = "3.12.1@vm";
+    const ReportModel across = build_report_model(m, o);
+    const Section& a = across.sections[0];
+    CHECK(a.baseline_of.at("3.9.18@host-b") == "3.12.1@vm");
+    bool said = false;
+    for (const auto& n : a.notes)
+      said = said || n.find("vs 3.12.1@vm of 3.9.18@host-b, 3.12.1@host-b, 3.13.0@host-b divides by a run on another machine (vm)") == 0;
+    CHECK(said);
+  }
+}
+
+TEST_CASE("one machine: no machines note", "[report][merge]") {
+  const ReportModel model = build_report_model(merge_results({load_results_ordered(fixture("report_race_a.jsonl"))}), {});
+  REQUIRE(model.sections.size() == 1);
+  CHECK_FALSE(model.sections[0].multi_host());
+  for (const auto& n : model.sections[0].notes) CHECK(n.find("machines") == std::string::npos);
 }
 
 TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][compare]") {

@@ -42,3 +42,55 @@ TEST_CASE("adhoc: what names a script, and TOML quoting", "[config][adhoc]") {
     CHECK(e.errors().front().message.find("script not found") != std::string::npos);
   }
 }
+
+TEST_CASE("adhoc: -m module becomes one main-mode case naming the module, no script", "[config][adhoc]") {
+  const gilhost::Experiment ex = gilhost::load_module_experiment("json.tool", {"--sort-keys"});
+  CHECK(ex.name == "json.tool");
+  CHECK(ex.module == "json.tool");
+  CHECK(ex.description == "-m json.tool run as __main__ with --sort-keys");
+  REQUIRE(ex.cases.size() == 1);
+  CHECK(ex.cases[0].module == "json.tool");
+  CHECK(ex.cases[0].script.empty());
+  CHECK(ex.cases[0].mode == gilhost::CaseMode::main);
+  CHECK(ex.cases[0].argv == std::vector<std::string>{"--sort-keys"});
+}
+
+TEST_CASE("adhoc: module names as python -m takes them", "[config][adhoc]") {
+  for (const char* good : {"timeit", "http.server", "_x", "pkg.mod2", "a.b.c", "модуль"}) CHECK(gilhost::is_module_name(good));
+  for (const char* bad : {"", ".x", "x.", "a..b", "2x", "a.2b", "a-b", "a/b", "x.py/"}) CHECK_FALSE(gilhost::is_module_name(bad));
+}
+
+TEST_CASE("loader: module instead of script, at the experiment or the case", "[config][adhoc]") {
+  gilhost_test::TempDir dir;
+  gilhost_test::write_file(dir / "s.py", "def f(): return 1\n");
+  const auto load = [&](const std::string& toml) { return gilhost::load_experiment_text(toml, (dir / "x.toml").string()); };
+  const gilhost::Experiment ex = load(
+      "[experiment]\nname = \"m\"\nmodule = \"pkg.mod\"\n"
+      "[[case]]\nname = \"a\"\ncall = \"f\"\n"                         // the experiment's module
+      "[[case]]\nname = \"b\"\ncall = \"f\"\nscript = \"s.py\"\n"       // its own script
+      "[[case]]\nname = \"c\"\nmain = true\nmodule = \"timeit\"\n");  // its own module
+  REQUIRE(ex.cases.size() == 3);
+  CHECK(ex.cases[0].module == "pkg.mod");
+  CHECK(ex.cases[0].script.empty());
+  CHECK(ex.cases[1].module.empty());
+  CHECK(ex.cases[1].script == (dir / "s.py").string());
+  CHECK(ex.cases[2].module == "timeit");
+  // Both at once, or a name that is not one: located errors, one each.
+  const auto only_error = [&](const std::string& toml) {
+    try {
+      load(toml);
+    } catch (const gilhost::ConfigErrors& e) {
+      REQUIRE(e.errors().size() == 1);
+      return e.errors()[0];
+    }
+    FAIL("loaded");
+    return gilhost::ConfigError{};
+  };
+  const gilhost::ConfigError both =
+      only_error("[experiment]\nname = \"m\"\nscript = \"s.py\"\nmodule = \"x\"\n[[case]]\nname = \"a\"\ncall = \"f\"\n");
+  CHECK(both.where.line == 4);
+  CHECK(both.message.find("not both") != std::string::npos);
+  const gilhost::ConfigError bad = only_error("[experiment]\nname = \"m\"\n[[case]]\nname = \"a\"\nmain = true\nmodule = \"a-b\"\n");
+  CHECK(bad.where.line == 6);
+  CHECK(bad.message.find("not a module name") != std::string::npos);
+}

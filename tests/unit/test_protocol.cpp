@@ -73,7 +73,7 @@ TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
   CHECK(ready.init_ns == 1500);
 
   protocol::CaseEvent embed;
-  embed.mode = protocol::CaseMode::embed;
+  embed.mode = protocol::RunMode::embed;
   embed.start_ns = 100;
   embed.end_ns = 350;
   embed.wall_ns = 250;
@@ -86,7 +86,7 @@ TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
   const std::string line = protocol::encode(embed);
   CHECK(line.find('\n') == std::string::npos);  // one event, one line
   const auto back = decoded<protocol::CaseEvent>(line);
-  CHECK(back.mode == protocol::CaseMode::embed);
+  CHECK(back.mode == protocol::RunMode::embed);
   CHECK(back.start_ns == 100);
   CHECK(back.end_ns == 350);
   CHECK(back.wall_ns == 250);
@@ -104,14 +104,14 @@ TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
   CHECK(json::parse(line).count("note") == 0);
 
   protocol::CaseEvent sub;
-  sub.mode = protocol::CaseMode::subinterpreters;
+  sub.mode = protocol::RunMode::subinterpreters;
   sub.subinterpreters = 2;
   sub.gil = "shared";
   sub.note = "as the build allows";
   sub.outcome.result = json::array({1, nullptr});
   sub.per_interpreter = {{sample_outcome(), 77}, {protocol::Outcome{}, 0}};
   const auto sub_back = decoded<protocol::CaseEvent>(protocol::encode(sub));
-  CHECK(sub_back.mode == protocol::CaseMode::subinterpreters);
+  CHECK(sub_back.mode == protocol::RunMode::subinterpreters);
   CHECK(sub_back.subinterpreters == 2);
   CHECK(sub_back.gil == "shared");
   CHECK(sub_back.note == "as the build allows");
@@ -217,7 +217,7 @@ TEST_CASE("protocol: exec mode's case line, written by the bootstrap itself, dec
   CHECK(r.events.unreadable == 0);
   REQUIRE(r.events.case_event);
   const protocol::CaseEvent& c = *r.events.case_event;
-  CHECK(c.mode == protocol::CaseMode::exec);
+  CHECK(c.mode == protocol::RunMode::exec);
   CHECK(c.wall_ns == c.end_ns - c.start_ns);
   CHECK(c.wall_ns > 0);
   CHECK_FALSE(c.init_ns);  // the runner's, not exec mode's
