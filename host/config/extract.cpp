@@ -1,5 +1,7 @@
 #include "config/extract.hpp"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -8,44 +10,31 @@
 namespace gilhost {
 
 namespace {
-// libstdc++ compiles a regex by recursive descent: a bound on nesting keeps a hostile file from
-// exhausting the stack (the fuzzer feeds the loader anything).
-constexpr std::size_t kMaxPatternLength = 1000;
-constexpr int kMaxNesting = 32;
-
-int nesting_depth(const std::string& pattern) {
-  int depth = 0, deepest = 0;
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == '\\') ++i;
-    else if (pattern[i] == '(') deepest = std::max(deepest, ++depth);
-    else if (pattern[i] == ')') --depth;
-  }
-  return deepest;
+// The pattern as a message quotes it: a long one cut, so the message stays a line or two.
+std::string quoted_pattern(const std::string& pattern) {
+  return "'" + shortened(pattern, 80) + "'";
 }
 }  // namespace
 
-std::optional<std::regex> compile_extract_regex(const std::string& pattern, std::string& problem) {
-  if (pattern.size() > kMaxPatternLength || nesting_depth(pattern) > kMaxNesting) {
-    problem = "the regex is longer than " + std::to_string(kMaxPatternLength) + " characters or nests groups deeper than " +
-              std::to_string(kMaxNesting) + ": write a simpler one";
-    return std::nullopt;
-  }
-  std::regex re;
-  try {
-    re = std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    problem = "'" + pattern + "' is not a regex (ECMAScript syntax): " + e.what();
-    return std::nullopt;
+std::shared_ptr<const re2::RE2> compile_extract_regex(const std::string& pattern, std::string& problem) {
+  RE2::Options options;
+  options.set_log_errors(false);  // the error is the user's, said once, with its location
+  auto re = std::make_shared<const RE2>(pattern, options);
+  if (!re->ok()) {
+    problem = quoted_pattern(pattern) + " is not a regex (RE2, Python's re syntax without backreferences and lookaround): " +
+              re->error();
+    return nullptr;
   }
   // The one group is the number; a second would leave it ambiguous which one is meant.
-  if (re.mark_count() == 0) {
-    problem = "'" + pattern + "' has no capture group: put ( ) around the number, as in 'took ([0-9.]+) s'";
-    return std::nullopt;
+  const int groups = re->NumberOfCapturingGroups();
+  if (groups == 0) {
+    problem = quoted_pattern(pattern) + " has no capture group: put ( ) around the number, as in 'took ([0-9.]+) s'";
+    return nullptr;
   }
-  if (re.mark_count() > 1) {
-    problem = "'" + pattern + "' has " + std::to_string(re.mark_count()) +
+  if (groups > 1) {
+    problem = quoted_pattern(pattern) + " has " + std::to_string(groups) +
               " capture groups: write exactly one, around the number (and (?:...) for any other group)";
-    return std::nullopt;
+    return nullptr;
   }
   return re;
 }

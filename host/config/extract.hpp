@@ -1,26 +1,30 @@
 #pragma once
 // [case.extract] / [experiment.extract] / --extract NAME=REGEX: numbers a script prints, made metrics.
-// Each entry names a metric and gives an ECMAScript regex with exactly one capture group around the
-// number; results/extract_metrics applies it to a run's captured stdout.
-#include <optional>
-#include <regex>
+// Each entry names a metric and gives an RE2 regex (Python's re syntax, without backreferences and
+// lookaround) with exactly one capture group around the number; results/extract_metrics applies it to a
+// run's captured stdout. RE2 matches in time linear in the text and bounded stack, whatever a script prints.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "config/source_pos.hpp"
+
+namespace re2 {
+class RE2;
+}
 
 namespace gilhost {
 
 struct ExtractSpec {
   std::string name;     // the metric's name
   std::string pattern;  // the regex as written
-  std::regex regex;     // compiled once, at load time
+  std::shared_ptr<const re2::RE2> regex;  // compiled once, at load time (RE2 is not copyable; a sweep's cases share it)
   SourcePos where;      // the entry (file:line:column, or "--extract")
 };
 
-// The regex compiled, or why it cannot be used: not an ECMAScript regex, or not exactly one capture
+// The regex compiled, or null and why it cannot be used: not an RE2 regex, or not exactly one capture
 // group (the number). `problem` is a sentence a user can act on.
-std::optional<std::regex> compile_extract_regex(const std::string& pattern, std::string& problem);
+std::shared_ptr<const re2::RE2> compile_extract_regex(const std::string& pattern, std::string& problem);
 
 // `specs` with `more` laid over them: an entry of `more` replaces the one of the same name (in place),
 // others are appended. Experiment-wide entries, then the case's, then the command line's.

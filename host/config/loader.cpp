@@ -318,7 +318,7 @@ class Loader {
         error(v.source(), where + "." + name + ": " + problem);
         continue;
       }
-      out.push_back({name, s->get(), std::move(*re),
+      out.push_back({name, s->get(), std::move(re),
                      SourcePos{path_, static_cast<int>(v.source().begin.line), static_cast<int>(v.source().begin.column)}});
     }
     return out;
@@ -330,7 +330,7 @@ class Loader {
       try {
         auto [name, pattern] = parse_extract_option(arg);
         std::string problem;
-        if (auto re = compile_extract_regex(pattern, problem)) extract_options_.push_back({name, pattern, std::move(*re), where});
+        if (auto re = compile_extract_regex(pattern, problem)) extract_options_.push_back({name, pattern, std::move(re), where});
         else error_at(where, problem);
       } catch (const std::invalid_argument& e) {
         error_at(where, e.what());

@@ -1,13 +1,10 @@
 #include "results/extract_metrics.hpp"
 
-#include <pthread.h>
+#include <re2/re2.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <exception>
-#include <functional>
-#include <regex>
 
 #include "util/strings.hpp"
 
@@ -46,45 +43,17 @@ std::string without_ansi(std::string_view line) {
   return out;
 }
 
-// The marker the capture puts where it dropped the middle of a long output (run/child.cpp).
+// The marker the capture puts where it dropped the middle of a long output (run/child.cpp):
+// "[... 123 bytes not kept ...]".
 bool is_truncation_marker(const std::string& line) {
-  static const std::regex marker(R"(\[\.\.\. [0-9]+ bytes not kept \.\.\.\])");
-  return std::regex_match(line, marker);
-}
-
-// libstdc++'s regex executor recurses at least once per character of the line (hundreds of bytes of stack
-// each, more under ASan): a long line would overflow the main thread's 8 MiB stack. So the search runs on
-// a thread of its own with room for the longest line searched; the stack is address space, touched only
-// as deep as it goes.
-constexpr std::size_t kSearchStackBytes = std::size_t(256) << 20;
-
-// false when no such thread can be had (address space limits): then the caller runs it where it is.
-bool on_big_stack(const std::function<void()>& fn) {
-  struct Call {
-    const std::function<void()>* fn;
-    std::exception_ptr error;
-  } call{&fn, nullptr};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, kSearchStackBytes);
-  pthread_t thread;
-  const int rc = pthread_create(&thread, &attr, [](void* p) -> void* {
-    auto* c = static_cast<Call*>(p);
-    try {
-      (*c->fn)();
-    } catch (...) {
-      c->error = std::current_exception();
-    }
-    return nullptr;
-  }, &call);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) return false;
-  pthread_join(thread, nullptr);
-  if (call.error) std::rethrow_exception(call.error);
+  const std::string head = "[... ", tail = " bytes not kept ...]";
+  if (line.size() <= head.size() + tail.size() || !starts_with(line, head) || !ends_with(line, tail)) return false;
+  for (std::size_t i = head.size(); i < line.size() - tail.size(); ++i)
+    if (!is_digit(line[i])) return false;
   return true;
 }
 
-std::string quoted(const std::string& s) { return "'" + (s.size() > 60 ? s.substr(0, 60) + "…" : s) + "'"; }
+std::string quoted(const std::string& s) { return "'" + shortened(s, 60) + "'"; }
 
 }  // namespace
 
@@ -136,10 +105,9 @@ std::optional<nlohmann::json> parse_printed_number(std::string_view text) {
   return nlohmann::json(v);
 }
 
-namespace {
-
-Extracted search_lines(const std::vector<ExtractSpec>& specs, const std::string& stdout_text, std::int64_t stdout_bytes) {
+Extracted extract_metrics(const std::vector<ExtractSpec>& specs, const std::string& stdout_text, std::int64_t stdout_bytes) {
   Extracted out;
+  if (specs.empty()) return out;
   const bool truncated = stdout_bytes != static_cast<std::int64_t>(stdout_text.size());
   std::vector<std::string> lines;
   for (std::string_view rest = stdout_text; !rest.empty();) {
@@ -147,35 +115,26 @@ Extracted search_lines(const std::vector<ExtractSpec>& specs, const std::string&
     std::string_view line = rest.substr(0, nl);
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::string clean = without_ansi(line.substr(0, kExtractLineLimit));
+    std::string clean = without_ansi(line);
     if (truncated && is_truncation_marker(clean)) clean.clear();
     lines.push_back(std::move(clean));
   }
   for (const auto& spec : specs) {
     bool found = false;
-    std::string failed;
-    for (std::size_t n = 0; n < lines.size() && !found && failed.empty(); ++n) {
-      std::smatch m;
-      try {
-        if (!std::regex_search(lines[n], m, spec.regex)) continue;
-      } catch (const std::regex_error& e) {  // libstdc++ gives up on some patterns (error_complexity)
-        failed = "extract: " + spec.name + " = " + quoted(spec.pattern) + " could not be searched for on line " +
-                 std::to_string(n + 1) + " of stdout: " + e.what();
-        continue;
-      }
+    for (std::size_t n = 0; n < lines.size() && !found; ++n) {
+      re2::StringPiece group;  // data() null: the group took no part in the match
+      if (!RE2::PartialMatch(lines[n], *spec.regex, &group)) continue;
       found = true;
-      const std::string text = m[1].matched ? m[1].str() : "";
+      const std::string text = group.data() ? std::string(group.data(), group.size()) : "";
       if (auto number = parse_printed_number(text)) {
         out.metrics[spec.name] = *number;
       } else {
         out.notes.push_back("extract: " + spec.name + " = " + quoted(spec.pattern) + " matched line " + std::to_string(n + 1) +
-                            " of stdout, but its group " + (m[1].matched ? "holds " + quoted(text) + ", not a number"
+                            " of stdout, but its group " + (group.data() ? "holds " + quoted(text) + ", not a number"
                                                                          : "took no part in the match"));
       }
     }
-    if (!failed.empty()) {
-      out.notes.push_back(failed);
-    } else if (!found) {
+    if (!found) {
       std::string why = "extract: no line of stdout matches " + spec.name + " = " + quoted(spec.pattern);
       if (stdout_text.empty()) why += " (the run printed nothing to stdout)";
       else if (truncated)
@@ -184,16 +143,6 @@ Extracted search_lines(const std::vector<ExtractSpec>& specs, const std::string&
       out.notes.push_back(why);
     }
   }
-  return out;
-}
-
-}  // namespace
-
-Extracted extract_metrics(const std::vector<ExtractSpec>& specs, const std::string& stdout_text, std::int64_t stdout_bytes) {
-  if (specs.empty()) return {};
-  Extracted out;
-  const auto search = [&] { out = search_lines(specs, stdout_text, stdout_bytes); };
-  if (!on_big_stack(search)) search();
   return out;
 }
 

@@ -15,10 +15,6 @@
 
 namespace gilhost {
 
-// Only the first this many bytes of a line are searched: libstdc++'s regex recurses per character, and
-// the search's stack (extract_metrics.cpp) has room for this many.
-constexpr std::size_t kExtractLineLimit = 64 * 1024;
-
 // A number as scripts print it: "12", "-2", "+0.25", "1.5", ".5", "1e3", "2.5E-3", "1,234,567" (commas
 // between groups of three digits). Integers stay integers (within 64 bits), the rest are doubles; nullopt
 // for anything else ("1.5x", "1,5", "inf", "").

@@ -104,4 +104,11 @@ std::string utf8_encode(char32_t cp) {
   return out;
 }
 
+std::string shortened(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  std::size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
+  return std::string(s.substr(0, cut)) + "…";
+}
+
 }  // namespace gilhost

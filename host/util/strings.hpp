@@ -23,5 +23,7 @@ std::string format_bytes(double bytes);
 std::size_t display_width(std::string_view s);
 // The UTF-8 bytes of one code point (at most U+10FFFF).
 std::string utf8_encode(char32_t cp);
+// At most `max_bytes` of `s`, never ending inside a UTF-8 sequence, and "…" after it when cut.
+std::string shortened(std::string_view s, std::size_t max_bytes);
 
 }  // namespace gilhost
