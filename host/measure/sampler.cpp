@@ -97,15 +97,14 @@ TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter, int 
 }
 
 namespace {
-// Appends the pids listed in a /proc/PID/task/TID/children file.
-void read_children_file(const char* path, std::vector<pid_t>& out) {
-  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
-  if (!fd) return;
+// Appends the pids listed in an open /proc/PID/task/TID/children file, read from its start (pread: the
+// file stays open from one rescan to the next).
+void read_children_fd(int fd, std::vector<pid_t>& out) {
   char buf[4096];
   std::string text;
   ssize_t n;
   // A short read is the whole file (it is generated in one go): no second read for its end.
-  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) {
+  for (off_t at = 0; (n = ::pread(fd, buf, sizeof buf, at)) > 0; at += n) {
     text.append(buf, static_cast<std::size_t>(n));
     if (static_cast<std::size_t>(n) < sizeof buf) break;
   }
@@ -115,6 +114,17 @@ void read_children_file(const char* path, std::vector<pid_t>& out) {
     out.push_back(static_cast<pid_t>(v));
     p = end;
   }
+}
+
+UniqueFd open_children(pid_t pid) {
+  char path[96];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/children", static_cast<int>(pid), static_cast<int>(pid));
+  return UniqueFd(::open(path, O_RDONLY | O_CLOEXEC));
+}
+
+void read_children_file(const char* path, std::vector<pid_t>& out) {
+  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (fd) read_children_fd(fd.get(), out);
 }
 
 // The children of every thread of `pid` (a child belongs to the thread that forked it). One file when
@@ -148,7 +158,10 @@ void TreeSampler::rescan() {
 // rather than the machine's.
 void TreeSampler::rescan_tree() {
   std::vector<pid_t> todo{root_};
-  read_children(adopter_, adopter_threads_, todo);
+  // One-threaded (gilhost's sampling loop): its children file stays open.
+  if (adopter_threads_ == 1 && !adopter_children_fd_) adopter_children_fd_ = open_children(adopter_);
+  if (adopter_children_fd_) read_children_fd(adopter_children_fd_.get(), todo);
+  else read_children(adopter_, adopter_threads_, todo);
   std::set<pid_t> seen;
   while (!todo.empty()) {
     const pid_t pid = todo.back();
@@ -159,7 +172,12 @@ void TreeSampler::rescan_tree() {
       it = members_.emplace(pid, Member{}).first;
       it->second.stat_fd = open_stat(pid);
     }
-    if (it->second.stat_fd) read_children(pid, it->second.threads, todo);
+    Member& m = it->second;
+    if (!m.stat_fd) continue;
+    // A one-threaded member that holds the fast descriptors keeps its children file open too.
+    if (m.threads == 1 && m.statm_fd && !m.children_fd) m.children_fd = open_children(pid);
+    if (m.threads == 1 && m.children_fd) read_children_fd(m.children_fd.get(), todo);
+    else read_children(pid, m.threads, todo);
   }
 }
 
@@ -202,6 +220,7 @@ void TreeSampler::close_member(Member& m) {
   m.stat_fd.reset();
   m.statm_fd.reset();
   m.task_fd.reset();
+  m.children_fd.reset();
 }
 
 // RSS from statm and threads from /proc/PID/task's link count; false when the stat read must decide

@@ -11,7 +11,8 @@
 // development VM, where a 1 ms wake-up itself costs ~30 us. Every field the sampler reports keeps the
 // requested interval; only the CPU ticks (Sample::cpu_s) are carried from the last stat read. A process
 // gone, or a zombie (statm all zeros), is not counted. The two extra descriptors are held for the first
-// kFastMembers processes only, so a fork bomb does not run gilhost out of descriptors.
+// kFastMembers processes only, so a fork bomb does not run gilhost out of descriptors; so is, for those
+// with one thread, the children file a rescan reads (pread from 0, no open and close each time).
 
 #include <sys/types.h>
 
@@ -74,6 +75,7 @@ class TreeSampler {
     UniqueFd stat_fd;
     UniqueFd statm_fd;  // with task_fd: opened on the first fast tick (stat_every > 1)
     UniqueFd task_fd;
+    UniqueFd children_fd;  // /proc/PID/task/PID/children, kept while it has one thread and the above
     long threads = 0;  // as last sampled; 0: not known yet
     std::uint64_t cpu_ticks = 0;  // as last read from stat
   };
@@ -86,6 +88,7 @@ class TreeSampler {
   pid_t root_;
   pid_t adopter_;
   long adopter_threads_ = 0;  // 0: not known, list its tasks
+  UniqueFd adopter_children_fd_;  // its children file, kept open when it has one thread
   int rescan_every_;
   int stat_every_;
   long ticks_ = 0;
