@@ -256,10 +256,10 @@ ChildResult run_child(const ChildRequest& req) {
   // Known processes are read every tick; new ones are found by a rescan about every 50 ms: a walk of the
   // tree from our own children when we are a subreaper (the tree's orphans come to us), else a full
   // /proc scan.
-  // A full /proc/PID/stat read with each rescan; the ticks between read statm and the task link count,
-  // half the cost or less (measure/sampler.hpp).
+  // A full /proc/PID/stat read every ~0.5 s (its CPU ticks are all it adds); the ticks between read statm
+  // and the task link count, half the cost or less (measure/sampler.hpp).
   const int rescan_every = static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval));
-  TreeSampler sampler(pid, rescan_every, subreaper ? self : 0, rescan_every);
+  TreeSampler sampler(pid, rescan_every, subreaper ? self : 0, 10 * rescan_every);
   sampler.sample();
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
   const double timeout_s = req.timeout_s < 1e9 ? std::max(0.0, req.timeout_s) : 1e9;
