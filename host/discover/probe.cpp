@@ -61,7 +61,10 @@ ProbeCache::ProbeCache(std::string path, bool enabled) : path_(std::move(path)),
   if (!enabled_) return;
   try {
     auto j = nlohmann::json::parse(read_file(path_), nullptr, false);
-    if (j.is_object() && j.value("format", 0) == 1 && j.contains("entries")) entries_ = j["entries"];
+    if (j.is_object() && j.value("format", 0) == 1 && j.contains("entries")) {
+      entries_ = j["entries"];
+      if (j.contains("failed") && j["failed"].is_object()) failed_ = j["failed"];
+    }
   } catch (const std::exception&) {
     // No cache yet, or unreadable: probe afresh.
   }
@@ -85,6 +88,10 @@ std::optional<Interpreter> ProbeCache::probe(const std::string& executable, cons
   const std::string key = executable + "|" + real.string() + "|" + std::to_string(st.st_size) + "|" +
                           std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
   Interpreter interp;
+  if (enabled_ && failed_.contains(key) && failed_[key].is_string()) {
+    error = failed_[key].get<std::string>();
+    return std::nullopt;
+  }
   if (enabled_ && entries_.contains(key)) {
     interp = Interpreter::from_json(entries_[key]);
     classify_support(interp);
@@ -97,6 +104,10 @@ std::optional<Interpreter> ProbeCache::probe(const std::string& executable, cons
     if (c.exit_code != 0 || !parse_probe_output(c.out, interp)) {
       std::string first_line = c.err.substr(0, c.err.find('\n'));
       error = "the probe failed (exit " + std::to_string(c.exit_code) + (first_line.empty() ? "" : ": " + first_line) + ")";
+      if (enabled_) {
+        failed_[key] = error;
+        dirty_ = true;
+      }
       return std::nullopt;
     }
     interp.executable = executable;
@@ -116,7 +127,7 @@ void ProbeCache::save() {
   if (!enabled_ || !dirty_) return;
   try {
     fs::create_directories(fs::path(path_).parent_path());
-    write_file_atomic(path_, nlohmann::json{{"format", 1}, {"entries", entries_}}.dump(1));
+    write_file_atomic(path_, nlohmann::json{{"format", 1}, {"entries", entries_}, {"failed", failed_}}.dump(1));
     dirty_ = false;
   } catch (const std::exception&) {
     // A cache that cannot be written only costs a re-probe next time.

@@ -27,6 +27,9 @@ class ProbeCache {
   bool enabled_;
   bool dirty_ = false;
   nlohmann::json entries_ = nlohmann::json::object();
+  // Probes that failed (a Python 2, a broken build), by the same key, so every session does not start it
+  // again (17 ms a session on the development machine); apart from entries_, which older gilhosts read.
+  nlohmann::json failed_ = nlohmann::json::object();
 };
 
 }  // namespace gilhost

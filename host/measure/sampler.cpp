@@ -2,25 +2,29 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <string.h>  // memrchr
 
 #include "measure/clock.hpp"
 
 namespace gilhost {
 
-bool parse_proc_stat(const std::string& text, ProcStat& out) {
-  std::size_t open = text.find('(');
-  std::size_t close = text.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) return false;
-  out.pid = static_cast<pid_t>(std::atol(text.c_str()));
+namespace {
+// `text`: NUL-terminated, `n` bytes long (no copy into a std::string on the sampler's every tick).
+bool parse_stat_text(const char* text, std::size_t n, ProcStat& out) {
+  const char* open = static_cast<const char*>(std::memchr(text, '(', n));
+  const char* close = static_cast<const char*>(::memrchr(text, ')', n));
+  if (!open || !close || close < open) return false;
+  out.pid = static_cast<pid_t>(std::atol(text));
   // Fields after the name, numbered as in proc(5): 3 state, 4 ppid, 5 pgrp, 14 utime, 15 stime,
   // 20 num_threads, 24 rss.
-  const char* p = text.c_str() + close + 1;
+  const char* p = close + 1;
   int field = 3;
   char* end = nullptr;
   while (*p && field <= 24) {
@@ -41,6 +45,9 @@ bool parse_proc_stat(const std::string& text, ProcStat& out) {
   }
   return field > 24;
 }
+}  // namespace
+
+bool parse_proc_stat(const std::string& text, ProcStat& out) { return parse_stat_text(text.c_str(), text.size(), out); }
 
 namespace {
 bool read_stat_fd(int fd, ProcStat& out) {
@@ -48,20 +55,35 @@ bool read_stat_fd(int fd, ProcStat& out) {
   ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
   if (n <= 0) return false;
   buf[n] = 0;
-  return parse_proc_stat(std::string(buf, static_cast<std::size_t>(n)), out);
+  return parse_stat_text(buf, static_cast<std::size_t>(n), out);
 }
 
-UniqueFd open_stat(pid_t pid) {
+// Resident pages from /proc/PID/statm ("size resident shared ..."); -1 when gone, 0 for a zombie (its
+// memory is released: every field is 0).
+long read_statm_resident(int fd) {
+  char buf[128];
+  ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  char* end = nullptr;
+  const long size = std::strtol(buf, &end, 10);
+  const long resident = std::strtol(end, nullptr, 10);
+  return size > 0 ? resident : 0;
+}
+
+UniqueFd open_proc(pid_t pid, const char* file) {
   char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  std::snprintf(path, sizeof path, "/proc/%d/%s", static_cast<int>(pid), file);
   return UniqueFd(::open(path, O_RDONLY | O_CLOEXEC));
 }
+UniqueFd open_stat(pid_t pid) { return open_proc(pid, "stat"); }
 }  // namespace
 
-TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter)
+TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter, int stat_every_ticks)
     : root_(root),
       adopter_(adopter),
       rescan_every_(rescan_every_ticks < 1 ? 1 : rescan_every_ticks),
+      stat_every_(stat_every_ticks < 1 ? 1 : stat_every_ticks),
       start_ns_(monotonic_ns()),
       page_size_(::sysconf(_SC_PAGESIZE)),
       clock_ticks_(static_cast<double>(::sysconf(_SC_CLK_TCK))) {
@@ -75,15 +97,14 @@ TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter)
 }
 
 namespace {
-// Appends the pids listed in a /proc/PID/task/TID/children file.
-void read_children_file(const char* path, std::vector<pid_t>& out) {
-  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
-  if (!fd) return;
+// Appends the pids listed in an open /proc/PID/task/TID/children file, read from its start (pread: the
+// file stays open from one rescan to the next).
+void read_children_fd(int fd, std::vector<pid_t>& out) {
   char buf[4096];
   std::string text;
   ssize_t n;
   // A short read is the whole file (it is generated in one go): no second read for its end.
-  while ((n = ::read(fd.get(), buf, sizeof buf)) > 0) {
+  for (off_t at = 0; (n = ::pread(fd, buf, sizeof buf, at)) > 0; at += n) {
     text.append(buf, static_cast<std::size_t>(n));
     if (static_cast<std::size_t>(n) < sizeof buf) break;
   }
@@ -93,6 +114,17 @@ void read_children_file(const char* path, std::vector<pid_t>& out) {
     out.push_back(static_cast<pid_t>(v));
     p = end;
   }
+}
+
+UniqueFd open_children(pid_t pid) {
+  char path[96];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/children", static_cast<int>(pid), static_cast<int>(pid));
+  return UniqueFd(::open(path, O_RDONLY | O_CLOEXEC));
+}
+
+void read_children_file(const char* path, std::vector<pid_t>& out) {
+  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (fd) read_children_fd(fd.get(), out);
 }
 
 // The children of every thread of `pid` (a child belongs to the thread that forked it). One file when
@@ -126,7 +158,10 @@ void TreeSampler::rescan() {
 // rather than the machine's.
 void TreeSampler::rescan_tree() {
   std::vector<pid_t> todo{root_};
-  read_children(adopter_, adopter_threads_, todo);
+  // One-threaded (gilhost's sampling loop): its children file stays open.
+  if (adopter_threads_ == 1 && !adopter_children_fd_) adopter_children_fd_ = open_children(adopter_);
+  if (adopter_children_fd_) read_children_fd(adopter_children_fd_.get(), todo);
+  else read_children(adopter_, adopter_threads_, todo);
   std::set<pid_t> seen;
   while (!todo.empty()) {
     const pid_t pid = todo.back();
@@ -137,7 +172,12 @@ void TreeSampler::rescan_tree() {
       it = members_.emplace(pid, Member{}).first;
       it->second.stat_fd = open_stat(pid);
     }
-    if (it->second.stat_fd) read_children(pid, it->second.threads, todo);
+    Member& m = it->second;
+    if (!m.stat_fd) continue;
+    // A one-threaded member that holds the fast descriptors keeps its children file open too.
+    if (m.threads == 1 && m.statm_fd && !m.children_fd) m.children_fd = open_children(pid);
+    if (m.threads == 1 && m.children_fd) read_children_fd(m.children_fd.get(), todo);
+    else read_children(pid, m.threads, todo);
   }
 }
 
@@ -175,29 +215,67 @@ void TreeSampler::rescan_all() {
   }
 }
 
+void TreeSampler::close_member(Member& m) {
+  if (m.statm_fd) --fast_members_;
+  m.stat_fd.reset();
+  m.statm_fd.reset();
+  m.task_fd.reset();
+  m.children_fd.reset();
+}
+
+// RSS from statm and threads from /proc/PID/task's link count; false when the stat read must decide
+// (descriptors not available, or the process looks gone or a zombie).
+bool TreeSampler::read_fast(pid_t pid, Member& m, long& rss_pages) {
+  if (!m.statm_fd) {
+    if (fast_members_ >= kFastMembers) return false;
+    m.statm_fd = open_proc(pid, "statm");
+    m.task_fd = open_proc(pid, "task");
+    if (!m.statm_fd || !m.task_fd) {
+      m.statm_fd.reset();
+      m.task_fd.reset();
+      return false;
+    }
+    ++fast_members_;
+  }
+  struct stat st {};
+  rss_pages = read_statm_resident(m.statm_fd.get());
+  if (rss_pages <= 0 || ::fstat(m.task_fd.get(), &st) != 0 || st.st_nlink < 3) return false;
+  m.threads = static_cast<long>(st.st_nlink) - 2;
+  return true;
+}
+
+bool TreeSampler::sample_member(pid_t pid, Member& m, bool full, Sample& s, std::uint64_t& ticks) {
+  if (!m.stat_fd) return false;
+  long rss_pages = 0;
+  if (full || m.threads == 0 || !read_fast(pid, m, rss_pages)) {
+    ProcStat st;
+    if (!read_stat_fd(m.stat_fd.get(), st) || st.state == 'Z') {
+      // Gone, or a zombie whose memory is already released: keep the fds closed but remember the pid.
+      close_member(m);
+      return false;
+    }
+    m.threads = st.threads;
+    m.cpu_ticks = st.utime_ticks + st.stime_ticks;
+    rss_pages = st.rss_pages;
+  }
+  const std::int64_t rss = static_cast<std::int64_t>(rss_pages) * page_size_;
+  s.rss_bytes += rss;
+  if (pid == root_) s.root_rss_bytes = rss;
+  s.threads += static_cast<int>(m.threads);
+  s.processes += 1;
+  ticks += m.cpu_ticks;
+  return true;
+}
+
 void TreeSampler::sample() {
   const std::int64_t t0 = monotonic_ns();
-  if (ticks_++ % rescan_every_ == 0) rescan();
+  const long tick = ticks_++;
+  if (tick % rescan_every_ == 0) rescan();
+  const bool full = tick % stat_every_ == 0;
   Sample s;
   s.t_ns = t0 - start_ns_;
   std::uint64_t ticks = 0;
-  for (auto it = members_.begin(); it != members_.end();) {
-    ProcStat st;
-    if (!it->second.stat_fd || !read_stat_fd(it->second.stat_fd.get(), st) || st.state == 'Z') {
-      // Gone, or a zombie whose memory is already released: keep the fd closed but remember the pid.
-      it->second.stat_fd.reset();
-      ++it;
-      continue;
-    }
-    it->second.threads = st.threads;
-    const std::int64_t rss = static_cast<std::int64_t>(st.rss_pages) * page_size_;
-    s.rss_bytes += rss;
-    if (it->first == root_) s.root_rss_bytes = rss;
-    s.threads += static_cast<int>(st.threads);
-    s.processes += 1;
-    ticks += st.utime_ticks + st.stime_ticks;
-    ++it;
-  }
+  for (auto& [pid, member] : members_) sample_member(pid, member, full, s, ticks);
   s.cpu_s = static_cast<double>(ticks) / clock_ticks_;
   if (s.processes > 0) {
     samples_.push_back(s);

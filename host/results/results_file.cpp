@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "measure/clock.hpp"
 #include "results/record_json.hpp"
 #include "util/strings.hpp"
 
@@ -29,6 +30,18 @@ ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
     throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
 }
 
+ResultsWriter::~ResultsWriter() {
+  if (fd_ && unsynced_) ::fdatasync(fd_.get());  // best effort: a destructor cannot report
+}
+
+void ResultsWriter::sync() {
+  if (!unsynced_) return;
+  if (::fdatasync(fd_.get()) != 0)
+    throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
+  unsynced_ = false;
+  last_sync_ns_ = monotonic_ns();
+}
+
 void ResultsWriter::append(const MetaRecord& record) { append_line(to_json(record)); }
 void ResultsWriter::append(const RunRecord& record) { append_line(to_json(record)); }
 void ResultsWriter::append(const SkipRecord& record) { append_line(to_json(record)); }
@@ -42,8 +55,12 @@ std::string json_line(const nlohmann::json& record) {
 void ResultsWriter::append_line(const nlohmann::json& record) {
   // One write of one whole line: O_APPEND makes it land after everything before, never interleaved.
   const std::string line = json_line(record);
-  if (!write_all(fd_.get(), line) || ::fdatasync(fd_.get()) != 0)
+  if (!write_all(fd_.get(), line))
     throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
+  unsynced_ = true;
+  // The first record at once (a session that dies early still has its meta on disk), then once a second.
+  constexpr std::int64_t kSyncEveryNs = 1000000000;
+  if (last_sync_ns_ == 0 || monotonic_ns() - last_sync_ns_ >= kSyncEveryNs) sync();
 }
 
 std::vector<nlohmann::json> read_json_lines(const std::string& path, int& malformed) {

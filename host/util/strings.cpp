@@ -1,9 +1,8 @@
 #include "util/strings.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace gilhost {
 
@@ -49,10 +48,19 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 }
 
 namespace {
+// snprintf, not fmt: gilhost-runner links this file, and libfmt.so would bring the shared libstdc++ into
+// every run's start (about 1 ms: CMakeLists.txt links the runner's own copy statically for that reason).
+template <typename... Args>
+std::string printf_string(const char* format, Args... args) {
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof buf, format, args...);
+  return std::string(buf, n < 0 ? 0 : std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
+}
+
 std::string three_digits(double v, const char* unit) {
-  if (v >= 100) return fmt::format("{:.0f} {}", v, unit);
-  if (v >= 10) return fmt::format("{:.1f} {}", v, unit);
-  return fmt::format("{:.2f} {}", v, unit);
+  if (v >= 100) return printf_string("%.0f %s", v, unit);
+  if (v >= 10) return printf_string("%.1f %s", v, unit);
+  return printf_string("%.2f %s", v, unit);
 }
 }  // namespace
 
@@ -65,8 +73,8 @@ std::string format_seconds(double s) {
 }
 
 std::string format_duration(double s) {
-  if (s < 60) return fmt::format("{:.0f}s", s);
-  return fmt::format("{}m{:02d}s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  if (s < 60) return printf_string("%.0fs", s);
+  return printf_string("%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
 }
 
 std::string format_bytes(double b) {
@@ -74,7 +82,7 @@ std::string format_bytes(double b) {
   if (b >= 1e9) return three_digits(b / 1e9, "GB");
   if (b >= 1e6) return three_digits(b / 1e6, "MB");
   if (b >= 1e3) return three_digits(b / 1e3, "kB");
-  return fmt::format("{:.0f} B", b);
+  return printf_string("%.0f B", b);
 }
 
 std::size_t display_width(std::string_view s) {

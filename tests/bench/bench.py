@@ -1,26 +1,35 @@
 #!/usr/bin/env python3
 """gilhost's own cost, as ratios measured in one run; docs/performance.md publishes them.
 
+    tests/bench/setup                      # installs hyperfine (Debian's package) when it is missing
     python3 tests/bench/bench.py --gilhost build/gilhost [--python PATH] [--quick] [--json OUT]
 
-1. CPU-bound script: the host's case time under gilhost / the same work timed in-script under plain
-   `python bench_cases.py cpu N`                                          goal <= 1.02x
-2. Per-run fixed cost: the session time one more run adds (no-op case) / `python -c pass`
-                                                                          goal <= 1.10x
-3. Sampler cost at 1 ms: gilhost's CPU time while it watches a sleeping run / wall time
-                                                                          goal < 1 %
-4. Host case time vs the script's own perf_counter around the same work   goal within 1 ms + 1 %
-5. Sampled peak RSS vs ru_maxrss of the run (wait4)                       goal within 2 %
+Goals (issue 14), each figure a median of ratios of the two sides measured back to back, alternating,
+with a bootstrap 95 % interval:
 
-A benchmark, not a test: it prints the figures and whether each meets its goal, and exits 0 unless it
-could not measure. Ratios 1 and 2 are medians of per-round ratios, each round measuring both sides
-back to back in alternating order, so a machine whose speed drifts (a shared VM) moves both alike; the
-interquartile range of the per-round ratios is printed as their precision.
+1. A session of N no-op runs vs `hyperfine -N --runs N 'PYTHON -c pass'`: mean time per run  <= 1.05x
+2. Fixed cost per run vs `python -c pass`, on every shared-libpython build found, with the phases
+   it splits into and the floors beside it (a bare C embedding of the same libpython, the runner
+   started directly)                                                                       <= 1.05x
+3. Sampler CPU at 1 ms vs a bare loop that only wakes every 1 ms, measured in the same run   <= 1.2x
+   and at the default interval (10 ms), for 1 and for 10 processes in the run's tree         <= 1 %
+4. Perturbation: a 2-thread CPU-bound case on the free-threaded build (both cores busy), its
+   perf_counter time under gilhost / under plain python                                    <= 1.02x
+5. This benchmark, --quick, in under 3 minutes; the figures also as JSON (--json)
+
+Also, as before: the single-thread CPU-bound ratio (on the GIL build and re-checked on 3.14t), the
+host's case time vs the script's own perf_counter, and the sampled peak RSS vs ru_maxrss.
+
+A benchmark, not a test: it prints figures and whether each meets its goal, and exits 0 unless it
+could not measure. On a shared VM the machine's speed drifts; ratios of back-to-back pairs cancel that.
 """
 import argparse
 import json
 import os
+import random
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,12 +39,64 @@ CASES = os.path.join(HERE, "bench_cases.py")  # copied to the work folder and by
 # Both sides may write and read .pyc files: the script's compile time is not the host's cost.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
+# A loop that only wakes every INTERVAL_US (ppoll on a fixed schedule, as gilhost's sampler waits), for SECONDS: the floor any
+# sampler waking that often pays here. Prints its CPU share, read like the gilhost side's, from schedstat.
+WAKE_C = r"""
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+static long long now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+static long long cpu_ns(void) { long long c = 0; FILE *f = fopen("/proc/self/schedstat", "r");
+  if (f) { if (fscanf(f, "%lld", &c) != 1) c = 0; fclose(f); } return c; }
+/* argv: seconds, interval in us, then pids whose /proc/PID/statm it reads each wake-up (RSS, as a sampler must) */
+int main(int argc, char **argv) {
+  double secs = atof(argv[1]); long us = atol(argv[2]); int fds[64], nfd = 0; char buf[128];
+  for (int i = 3; i < argc && nfd < 64; i++) { char p[64]; snprintf(p, sizeof p, "/proc/%s/statm", argv[i]); fds[nfd++] = open(p, O_RDONLY); }
+  long long c0 = cpu_ns(), t0 = now_ns(), n = 0, next = t0;
+  while (now_ns() - t0 < (long long)(secs * 1e9)) {
+    /* on a fixed schedule, as gilhost's ticks: as many wake-ups a second */
+    next += us * 1000LL; long long wait = next - now_ns(); if (wait < 0) wait = 0;
+    struct timespec ts = {wait / 1000000000LL, wait % 1000000000LL}; ppoll(NULL, 0, &ts, NULL); n++;
+    for (int i = 0; i < nfd; i++) if (pread(fds[i], buf, sizeof buf, 0) < 0) return 1;
+  }
+  long long c = cpu_ns() - c0, w = now_ns() - t0;
+  printf("{\"cpu_share\": %g, \"us_per_wake\": %g}\n", (double)c / w, c / 1e3 / n);
+  return 0;
+}
+"""
 
-def wall_of(argv, env=None):
+# dlopen the build's libpython, initialise, finalise: `python -c pass` as an embedding host, with nothing
+# else. The floor for gilhost-runner.
+EMBED_C = r"""
+#include <dlfcn.h>
+#include <stddef.h>
+#include <wchar.h>
+int main(int argc, char **argv) {
+  void *h = dlopen(argv[1], RTLD_LAZY | RTLD_GLOBAL);
+  if (!h) return 1;
+  wchar_t *(*decode)(const char *, size_t *) = (wchar_t *(*)(const char *, size_t *))dlsym(h, "Py_DecodeLocale");
+  void (*set_name)(const wchar_t *) = (void (*)(const wchar_t *))dlsym(h, "Py_SetProgramName");
+  void (*init)(int) = (void (*)(int))dlsym(h, "Py_InitializeEx");
+  int (*fin)(void) = (int (*)(void))dlsym(h, "Py_FinalizeEx");
+  if (!decode || !set_name || !init || !fin) return 1;
+  set_name(decode(argv[2], NULL));
+  init(1);
+  return fin() == 0 ? 0 : 1;
+}
+"""
+
+
+def spawn_wall(argv, env=None, stderr=None):
     """Seconds from spawn to reaped, with posix_spawn (no fork of this process's memory)."""
+    actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
+    if stderr:
+        actions.append((os.POSIX_SPAWN_OPEN, 2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
     t0 = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, env if env is not None else ENV,
-                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    pid = os.posix_spawn(argv[0], argv, env if env is not None else ENV, file_actions=actions)
     _, status = os.waitpid(pid, 0)
     t1 = time.perf_counter()
     if os.waitstatus_to_exitcode(status) not in (0, 1):
@@ -44,39 +105,26 @@ def wall_of(argv, env=None):
 
 
 def output_of(argv):
-    import subprocess
     return subprocess.run(argv, check=True, capture_output=True, text=True, env=ENV).stdout
 
 
-class Gilhost:
-    def __init__(self, binary, python, workdir):
-        self.binary, self.python, self.workdir = binary, python, workdir
-        self.n = 0
+def median(xs):
+    return statistics.median(xs)
 
-    def config(self, call, params, repeat=1, interval_ms=10):
-        self.n += 1
-        path = os.path.join(self.workdir, "bench%d.toml" % self.n)
-        with open(path, "w") as f:
-            f.write('[experiment]\nname = "bench"\nscript = %s\nrepeat = %d\ntimeout = 300.0\n'
-                    'sample_interval_ms = %d\n\n[[case]]\nname = "%s"\ncall = "%s"\nparams = %s\n'
-                    % (json.dumps(cases_path(self.workdir)), repeat, interval_ms, call, call, toml_table(params)))
-        return path
 
-    def argv(self, config, results):
-        return [self.binary, "run", config, "-p", self.python, "-o", results, "--no-details"]
+def median_ci95(xs, resamples=4000):
+    """Bootstrap percentile interval of the median (fixed seed: the same data give the same interval)."""
+    rng = random.Random(1)
+    meds = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(resamples))
+    return [meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]]
 
-    def run(self, call, params, repeat=1, interval_ms=10):
-        """Runs a session; returns (session wall seconds, run records)."""
-        config = self.config(call, params, repeat, interval_ms)
-        results = config.replace(".toml", ".jsonl")
-        if os.path.exists(results):
-            os.unlink(results)
-        wall = wall_of(self.argv(config, results))
-        runs = [r for r in map(json.loads, open(results)) if r.get("type") == "run"]
-        bad = [r for r in runs if r["status"] != "ok"]
-        if len(runs) != repeat or bad:
-            raise RuntimeError("gilhost session failed: %s" % (bad[:1] or runs))
-        return wall, runs
+
+def ratio_figure(ratios):
+    return {"ratio": median(ratios), "ci95": median_ci95(ratios), "pairs": len(ratios)}
+
+
+def alternate(i, a, b):
+    return (a, b) if i % 2 == 0 else (b, a)
 
 
 def cases_path(workdir):
@@ -87,184 +135,408 @@ def toml_table(params):
     return "{ " + ", ".join("%s = %s" % (k, json.dumps(v)) for k, v in params.items()) + " }"
 
 
-def wakeup_floor(interval_s, seconds):
-    """CPU share of a loop that only sleeps `interval_s` at a time: what any sampler waking that often
-    pays on this machine before it reads anything (timer, wake-up, context switches)."""
-    c0, t0 = time.process_time(), time.monotonic()
+class Gilhost:
+    def __init__(self, binary, workdir):
+        self.binary, self.workdir = binary, workdir
+        self.n = 0
+
+    def config(self, call, params, repeat, interval_ms):
+        self.n += 1
+        path = os.path.join(self.workdir, "bench%d.toml" % self.n)
+        with open(path, "w") as f:
+            f.write('[experiment]\nname = "bench"\nscript = %s\nrepeat = %d\nwarmup = 0\ntimeout = 300.0\n'
+                    'sample_interval_ms = %d\n\n[[case]]\nname = "%s"\ncall = "%s"\nparams = %s\n'
+                    % (json.dumps(cases_path(self.workdir)), repeat, interval_ms, call, call, toml_table(params)))
+        return path
+
+    def run(self, python, call, params, repeat=1, interval_ms=10):
+        """Runs a session; returns (whole-command wall seconds, run records)."""
+        config = self.config(call, params, repeat, interval_ms)
+        results = config.replace(".toml", ".jsonl")
+        log = os.path.join(self.workdir, "stderr.txt")  # its warnings (e.g. about the load) stay out of the report
+        wall = spawn_wall([self.binary, "run", config, "-p", python, "-o", results, "--no-details"], stderr=log)
+        runs = [r for r in map(json.loads, open(results)) if r.get("type") == "run"]
+        os.unlink(results)
+        bad = [r for r in runs if r["status"] != "ok"]
+        if len(runs) != repeat or bad:
+            raise RuntimeError("gilhost session failed: %s\n%s" % (bad[:1] or runs, open(log).read()[-2000:]))
+        return wall, runs
+
+
+def cycles(runs):
+    """Seconds from one run's record to the next's: one whole run as the session pays it."""
+    stamps = [r["time_unix_ns"] for r in runs]
+    return [(b - a) / 1e9 for a, b in zip(stamps, stamps[1:])]
+
+
+def builds_found(binary):
+    """Every supported shared-libpython build `gilhost pythons` lists, one per real executable."""
+    builds, seen = [], set()
+    for b in json.loads(output_of([binary, "pythons", "--json"])):
+        real = os.path.realpath(b["executable"])
+        if b.get("supported") and b.get("shared") and b.get("libpython") and real not in seen:
+            seen.add(real)
+            builds.append(b)
+    return sorted(builds, key=lambda b: (version_key(b), bool(b.get("free_threaded"))))
+
+
+def version_key(b):
+    return tuple(int(x) for x in b["version"].split(".")[:3])
+
+
+def label(b):
+    return b["version"] + ("t" if b.get("free_threaded") else "")
+
+
+def compile_c(work, name, source, *flags):
+    if not shutil.which("cc"):
+        return None
+    src = os.path.join(work, name + ".c")
+    with open(src, "w") as f:
+        f.write(source)
+    out = os.path.join(work, name)
+    subprocess.run(["cc", "-O2", "-o", out, src, *flags], check=True)
+    return out
+
+
+def calibrate(python, cases, target_s, threads=0):
+    """The n for which cpu(n) (or cpu_threads(n, threads)) takes about target_s under this python."""
+    n = 200_000
+    argv = [python, cases, "cpu", str(n)] if not threads else [python, cases, "cpu_threads", str(n), str(threads)]
+    perf = min(json.loads(output_of(argv))["perf_s"] for _ in range(3))
+    return max(10_000, int(n * target_s / max(perf, 1e-6)))
+
+
+# --- 1. against hyperfine -------------------------------------------------------------------------------
+
+def fig_hyperfine(g, python, work, n, pairs):
+    """A session of n no-op runs vs `hyperfine -N --runs n 'PYTHON -c pass'`, alternating. Per run: the
+    session's mean cycle (record to record: spawn, run, reap, record, everything the orchestrator does
+    between runs) vs hyperfine's mean time (spawn to reap; its own work between runs not counted, which
+    favours it). Whole command: each tool's wall time, start-up, discovery and report included."""
+    hf = shutil.which("hyperfine")
+    if not hf:
+        return {"missing": "hyperfine is not installed: run tests/bench/setup (apt-get install hyperfine)"}
+    export = os.path.join(work, "hyperfine.json")
+    per_run, whole, g_ms, h_ms, g_whole, h_whole = [], [], [], [], [], []
+    for i in range(pairs):
+        for side in alternate(i, "gilhost", "hyperfine"):
+            if side == "gilhost":
+                wall, runs = g.run(python, "noop", {}, repeat=n)
+                g_ms.append(statistics.mean(cycles(runs)) * 1e3)
+                g_whole.append(wall)
+            else:
+                wall = spawn_wall([hf, "-N", "--runs", str(n), "--style", "none", "--export-json", export,
+                                   "%s -c pass" % python], stderr=os.path.join(work, "hyperfine-stderr.txt"))
+                h_ms.append(json.load(open(export))["results"][0]["mean"] * 1e3)
+                h_whole.append(wall)
+        per_run.append(g_ms[-1] / h_ms[-1])
+        whole.append(g_whole[-1] / h_whole[-1])
+    return {"runs": n, "per_run": ratio_figure(per_run), "gilhost_ms_per_run": median(g_ms),
+            "hyperfine_mean_ms": median(h_ms), "whole_command": ratio_figure(whole),
+            "gilhost_whole_s": median(g_whole), "hyperfine_whole_s": median(h_whole),
+            "command": "hyperfine -N --runs %d --export-json F '%s -c pass'" % (n, python)}
+
+
+# --- 2. fixed cost per run, every build ----------------------------------------------------------------
+
+PHASES = ("init_ns", "bootstrap_ns", "prepare_ns", "wall_ns", "finalize_ns")
+
+
+def fig_fixed_cost(g, build, work, embed, runner, per_session, rounds):
+    """Per round, in turns: a session of `per_session` no-op runs (its median cycle), and as many
+    `python -c pass`, bare C embeddings and directly started runners (medians of each)."""
+    python, lib = build["executable"], build["libpython"]
+    g.run(python, "noop", {})  # the bootstrap cache and the probe cache are warm from here on
+    spec = json.dumps({"libpython": lib, "executable": python, "script": cases_path(work), "mode": "call",
+                       "function": "noop", "free_threaded": bool(build.get("free_threaded")),
+                       "bootstrap_cache_dir": os.path.join(work, "cache")})
+    sides = {"gilhost": None, "python_c_pass": [python, "-c", "pass"],
+             "runner_direct": [runner, "--event-fd", "1", "--spec", spec]}
+    if embed:
+        sides["bare_embedding"] = [embed, lib, python]
+    spawn_wall(sides["runner_direct"])  # its bootstrap cache
+    ms = {k: [] for k in sides}
+    records, between = [], []
+    names = list(sides)
+    for i in range(rounds):
+        for k in names[i % len(names):] + names[:i % len(names)]:
+            if k == "gilhost":
+                _, runs = g.run(python, "noop", {}, repeat=per_session)
+                ms[k].append(median(cycles(runs)) * 1e3)
+                records += runs[1:]
+                # From one record to the next, less the next child's life: the orchestrator's own work.
+                between += [c * 1e3 - r["parent_wall_ns"] / 1e6 for c, r in zip(cycles(runs), runs[1:])]
+            else:
+                ms[k].append(median(spawn_wall(sides[k]) for _ in range(per_session)) * 1e3)
+    ratios = {k: [a / b for a, b in zip(ms[k], ms["python_c_pass"])] for k in sides if k != "python_c_pass"}
+    out = {"python": python, "ratio": ratio_figure(ratios["gilhost"]),
+           "ms": {k: median(v) for k, v in ms.items()},
+           "vs_python_c_pass": {k: ratio_figure(v) for k, v in ratios.items()}}
+    # Where a run's time goes, medians of every record (ms): the child's life as the parent saw it
+    # (vfork to reap), the runner's phases inside it, the rest of the child's life (exec, dlopen, the
+    # runner's C++, exit), and the orchestrator's work between one reap and the next spawn.
+    ph = {p[:-3]: median(r[p] for r in records) / 1e6 for p in PHASES}
+    ph["case"] = ph.pop("wall")
+    ph["child_life"] = median(r["parent_wall_ns"] for r in records) / 1e6
+    ph["child_outside_python"] = median(r["parent_wall_ns"] - sum(r[p] for p in PHASES) for r in records) / 1e6
+    ph["orchestrator_between_runs"] = median(between)
+    out["phases_ms"] = ph
+    return out
+
+
+# --- 3. sampler cost -----------------------------------------------------------------------------------
+
+def floor_share(wake, seconds, interval_us, reads=0):
+    """CPU share of the bare loop; with `reads`, it also reads /proc/PID/statm of that many sleeping
+    processes each wake-up: the floor of any sampler that reads each process's RSS every tick."""
+    if wake:
+        sleepers = [subprocess.Popen(["sleep", "600"]) for _ in range(reads)]
+        try:
+            return json.loads(output_of([wake, str(seconds), str(interval_us)] + [str(p.pid) for p in sleepers]))["cpu_share"]
+        finally:
+            for p in sleepers:
+                p.kill()
+                p.wait()
+    c0, t0 = time.process_time(), time.monotonic()  # no C compiler: Python's loop, a higher floor
     while time.monotonic() - t0 < seconds:
-        time.sleep(interval_s)
+        time.sleep(interval_us / 1e6)
     return (time.process_time() - c0) / (time.monotonic() - t0)
 
 
-def median(xs):
-    return statistics.median(xs)
+def host_share(g, python, seconds, children, interval_ms):
+    _, runs = g.run(python, "watch_host", {"seconds": seconds, "children": children}, interval_ms=interval_ms)
+    res = runs[0]["result"]
+    return res["host_cpu_ns"] / res["wall_ns"]
 
 
-def median_ci95(xs, resamples=4000):
-    """Bootstrap percentile interval of the median (fixed seed: the same data give the same interval)."""
-    import random
-    rng = random.Random(1)
-    meds = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(resamples))
-    return meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]
+def fig_sampler(g, python, wake, seconds, pairs):
+    """gilhost's CPU share while it watches a run that sleeps, vs the bare wake-up loop, alternating."""
+    host, floor, ratios = [], [], []
+    for i in range(pairs):
+        for side in alternate(i, "gilhost", "floor"):
+            if side == "gilhost":
+                host.append(host_share(g, python, seconds, 0, 1))
+            else:
+                floor.append(floor_share(wake, seconds, 1000))
+        ratios.append(host[-1] / floor[-1])
+    # The default interval, 1 and 10 processes, each beside its floor: the bare 10 ms loop reading the
+    # RSS (statm) of as many processes, alternating.
+    default, default_floor = {}, {}
+    for procs in (1, 10):
+        h, f = [], []
+        for i in range(max(1, pairs // 2)):
+            for side in alternate(i, "gilhost", "floor"):
+                if side == "gilhost":
+                    h.append(host_share(g, python, seconds, procs - 1, 10))
+                else:
+                    f.append(floor_share(wake, seconds, 10000, procs))
+        default["%dproc" % procs], default_floor["%dproc" % procs] = median(h), median(f)
+    return {"1ms": ratio_figure(ratios), "1ms_share": median(host), "floor_1ms_share": median(floor),
+            "floor_1ms_statm_share": floor_share(wake, seconds, 1000, 1),
+            "floor_in": "C (ppoll)" if wake else "Python (time.sleep)",
+            "default_10ms_share": default, "floor_10ms_share": floor_share(wake, seconds, 10000),
+            "floor_10ms_statm_share": default_floor}
 
 
-def quartiles(xs):
-    if len(xs) < 4:
-        return min(xs), max(xs)
-    q = statistics.quantiles(xs, n=4)
-    return q[0], q[2]
+# --- 4. CPU-bound: one thread, and two threads on the free-threaded build --------------------------------
+
+def fig_cpu(g, python, cases, target_s, rounds, threads=0):
+    """The case's perf_counter time under gilhost (default sampling) / the same under plain python; the
+    host's own case time (wall_ns) / plain beside it."""
+    n = calibrate(python, cases, target_s, threads)
+    call, params = ("cpu", {"n": n}) if not threads else ("cpu_threads", {"n": n, "threads": threads})
+    argv = [python, cases, "cpu", str(n)] if not threads else [python, cases, "cpu_threads", str(n), str(threads)]
+    plain, inscript, host, cpu_plain, cpu_host = [], [], [], [], []
+    for i in range(rounds):
+        for side in alternate(i, "plain", "gilhost"):
+            if side == "plain":
+                res = json.loads(output_of(argv))
+                plain.append(res["perf_s"])
+                cpu_plain.append(res["cpu_s"])
+            else:
+                _, runs = g.run(python, call, params)
+                inscript.append(runs[0]["result"]["perf_s"])
+                cpu_host.append(runs[0]["result"]["cpu_s"])
+                host.append(runs[0]["wall_ns"] / 1e9)
+    return {"python": python, "threads": max(1, threads), "n": n, "plain_s": median(plain),
+            "gilhost_s": median(inscript),
+            "inscript": ratio_figure([a / b for a, b in zip(inscript, plain)]),
+            "host_case_time": ratio_figure([a / b for a, b in zip(host, plain)]),
+            # The work's own CPU time: other load on the machine stretches wall time, not this.
+            "cpu_time": ratio_figure([a / b for a, b in zip(cpu_host, cpu_plain)])}
 
 
-def pick_python(gilhost_binary):
-    builds = json.loads(output_of([gilhost_binary, "pythons", "--json"]))
-    ok = [b for b in builds if b.get("supported") and b.get("shared") and not b.get("free_threaded")]
-    if not ok:
-        sys.exit("bench: no supported shared-libpython GIL build found; give --python")
+# --- also: case time accuracy, peak RSS ----------------------------------------------------------------
 
-    def key(b):
-        return tuple(int(x) for x in b["version"].split(".")[:3])
-    return max(ok, key=key)["executable"]
+def fig_case_time(g, python, cases, targets, repeat):
+    worst = {"excess": 0.0}
+    for target in targets:
+        n_t = calibrate(python, cases, target)
+        _, runs = g.run(python, "cpu", {"n": n_t}, repeat=repeat)
+        for r in runs:
+            perf, wall = r["result"]["perf_s"], r["wall_ns"] / 1e9
+            allowed = 0.001 + 0.01 * perf
+            excess = abs(wall - perf) / allowed
+            if excess >= worst["excess"]:
+                worst = {"excess": excess, "perf_s": perf, "host_s": wall, "diff_s": wall - perf, "allowed_s": allowed}
+    return worst
 
 
-def calibrate(python, cases, target_s):
-    """The n for which cpu(n) takes about target_s under this python."""
-    n = 200_000
-    perf = min(json.loads(output_of([python, cases, "cpu", str(n)]))["perf_s"] for _ in range(3))
-    return max(10_000, int(n * target_s / max(perf, 1e-6)))
+def fig_rss(g, python, mb):
+    rss = {}
+    for interval in (10, 1):
+        _, runs = g.run(python, "alloc", {"mb": mb, "hold_s": 0.3}, interval_ms=interval)
+        r = runs[0]
+        sampled, maxrss = r["rss"]["peak_root_rss_bytes"], r["max_rss_kb"] * 1024
+        rss["%dms" % interval] = {"sampled_bytes": sampled, "ru_maxrss_bytes": maxrss, "diff": (sampled - maxrss) / maxrss}
+    return rss
+
+
+# --- the report ----------------------------------------------------------------------------------------
+
+def ci(f):
+    return "%.3fx (95 %% CI %.3f-%.3f, %d pairs)" % (f["ratio"], f["ci95"][0], f["ci95"][1], f["pairs"])
+
+
+def report(fig):
+    rows = []  # (goal, figure, detail, met)
+    h = fig.get("hyperfine")
+    if h and "missing" in h:
+        rows.append(("1 session of N no-op runs / hyperfine, per run <= 1.05x", "-", h["missing"], None))
+    elif h:
+        rows.append(("1 session of %d no-op runs / hyperfine, per run <= 1.05x" % h["runs"], ci(h["per_run"]),
+                     "%.2f vs %.2f ms a run; whole command %.3fx (%.2f vs %.2f s)"
+                     % (h["gilhost_ms_per_run"], h["hyperfine_mean_ms"], h["whole_command"]["ratio"],
+                        h["gilhost_whole_s"], h["hyperfine_whole_s"]), h["per_run"]["ratio"] <= 1.05))
+    for name, f in fig.get("fixed_cost", {}).items():
+        ph = f["phases_ms"]
+        floor = f["vs_python_c_pass"].get("bare_embedding")
+        rows.append(("2 fixed cost / python -c pass, %s <= 1.05x" % name, ci(f["ratio"]),
+                     "%.2f vs %.2f ms; runner alone %.3fx, bare C embedding %s; phases (ms): child %.2f = "
+                     "outside Python %.2f + init %.2f + bootstrap %.2f + prepare %.2f + case %.2f + finalize %.2f;"
+                     " between runs %.2f"
+                     % (f["ms"]["gilhost"], f["ms"]["python_c_pass"], f["vs_python_c_pass"]["runner_direct"]["ratio"],
+                        "%.3fx" % floor["ratio"] if floor else "-", ph["child_life"], ph["child_outside_python"],
+                        ph["init"], ph["bootstrap"], ph["prepare"], ph["case"], ph["finalize"],
+                        ph["orchestrator_between_runs"]), f["ratio"]["ratio"] <= 1.05))
+    s = fig.get("sampler")
+    if s:
+        rows.append(("3 sampler CPU at 1 ms / bare 1 ms wake-up loop <= 1.2x", ci(s["1ms"]),
+                     "%.2f %% vs %.2f %% of a core (floor in %s); the loop reading one statm each wake-up %.2f %%"
+                     % (s["1ms_share"] * 100, s["floor_1ms_share"] * 100, s["floor_in"], s["floor_1ms_statm_share"] * 100),
+                     s["1ms"]["ratio"] <= 1.2))
+        for k, v in s["default_10ms_share"].items():
+            rows.append(("3 sampler CPU at 10 ms, %s <= 1 %%" % k.replace("proc", " process(es)"), "%.2f %%" % (v * 100),
+                         "bare 10 ms loop %.2f %%; reading %s statm each wake-up %.2f %%"
+                         % (s["floor_10ms_share"] * 100, k.replace("proc", ""), s["floor_10ms_statm_share"][k] * 100),
+                         v <= 0.01))
+    for key, goal, limit in (("perturbation", "4 2-thread CPU-bound on %s, in-script gilhost / plain <= 1.02x", 1.02),
+                             ("cpu", "  1-thread CPU-bound on %s, in-script gilhost / plain <= 1.02x", 1.02),
+                             ("cpu_ft", "  1-thread CPU-bound on %s, in-script gilhost / plain <= 1.02x", 1.02)):
+        c = fig.get(key)
+        if c:
+            rows.append((goal % c["label"], ci(c["inscript"]), "%.3f vs %.3f s; host case time / plain %.3fx; "
+                         "the work's CPU time %s" % (c["gilhost_s"], c["plain_s"], c["host_case_time"]["ratio"],
+                                                     ci(c["cpu_time"])), c["inscript"]["ratio"] <= 1.02))
+    t = fig.get("case_time")
+    if t:
+        rows.append(("  host case time - in-script, within 1 ms + 1 %", "%+.3f ms" % (t["diff_s"] * 1e3),
+                     "worst of the runs: %.1f ms of work (%.0f %% of the allowance)" % (t["perf_s"] * 1e3, t["excess"] * 100),
+                     t["excess"] <= 1.0))
+    for k, v in fig.get("rss", {}).items():
+        rows.append(("  sampled peak RSS vs ru_maxrss, %s, within 2 %%" % k, "%+.2f %%" % (v["diff"] * 100),
+                     "%.1f vs %.1f MiB" % (v["sampled_bytes"] / 2**20, v["ru_maxrss_bytes"] / 2**20), abs(v["diff"]) <= 0.02))
+    rows.append(("5 the whole benchmark%s" % (" (--quick) < 180 s" if fig["quick"] else ""), "%.0f s" % fig["seconds"],
+                 "load %s at the start, %s at the end" % (fig["load_start"], fig["load_end"]),
+                 fig["seconds"] < 180 if fig["quick"] else None))
+    print()
+    for goal, value, detail, met in rows:
+        tag = {True: "met", False: "NOT MET", None: ""}[met]
+        print("%-66s %-40s %-8s %s" % (goal, value, tag, detail))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gilhost", default="build/gilhost", help="the gilhost binary (default build/gilhost)")
-    ap.add_argument("--python", help="interpreter to measure with (default: the newest shared GIL build found)")
-    ap.add_argument("--quick", action="store_true", help="fewer and shorter rounds (noisier)")
-    ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--python", help="GIL build for figures 1, 3 and the 1-thread CPU figure "
+                                     "(default: the newest shared GIL build found)")
+    ap.add_argument("--quick", action="store_true", help="fewer and shorter rounds (noisier), under 3 minutes")
+    ap.add_argument("--json", help="also write every figure here")
+    ap.add_argument("--only", help="comma-separated: hyperfine,fixed,sampler,cpu,perturbation,case_time,rss")
+    ap.add_argument("--builds", help="comma-separated versions for figure 2 (e.g. 3.13.0,3.14.7t; default all)")
+    ap.add_argument("--workdir", help="where results files go (default: a temporary folder in $TMPDIR)")
     args = ap.parse_args()
+    t_start = time.monotonic()
     binary = os.path.abspath(args.gilhost)
-    python = args.python or pick_python(binary)
+    runner = os.path.join(os.path.dirname(binary), "gilhost-runner")
+    builds = builds_found(binary)
+    gil = [b for b in builds if not b.get("free_threaded")]
+    ft = [b for b in builds if b.get("free_threaded")]
+    python = args.python or (max(gil, key=version_key)["executable"] if gil else None)
+    if not python:
+        sys.exit("bench: no supported shared-libpython GIL build found; give --python")
+    only = set(args.only.split(",")) if args.only else None
+    want = lambda k: only is None or k in only
     q = args.quick
     version = output_of([python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"]).strip()
-    print("bench: %s on %s (Python %s), %d CPUs, load %s" % (binary, python, version, os.cpu_count(),
-                                                             open("/proc/loadavg").read().split()[0]))
-    figures = {"python": python, "python_version": version, "cpus": os.cpu_count()}
-    with tempfile.TemporaryDirectory(prefix="gilhost-bench-") as work:
-        g = Gilhost(binary, python, work)
-        import shutil
+    fig = {"python": python, "python_version": version, "cpus": os.cpu_count(), "quick": q,
+           "cpu_model": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
+           "load_start": open("/proc/loadavg").read().split()[0]}
+    print("bench: %s, Python %s at %s, %d CPUs (%s), load %s"
+          % (binary, version, python, os.cpu_count(), fig["cpu_model"], fig["load_start"]), flush=True)
+    with tempfile.TemporaryDirectory(prefix="gilhost-bench-", dir=args.workdir) as work:
+        g = Gilhost(binary, work)
         shutil.copy(CASES, cases_path(work))
-        output_of([python, "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], doraise=True)",
-                   cases_path(work)])
-        g.run("noop", {})  # the probe cache is warm from here on
-
-        # 1. CPU-bound script: host case time under gilhost / in-script time under plain python.
         cases = cases_path(work)
-        n = calibrate(python, cases, 0.25 if q else 0.5)
-        ratios, ratios_inscript, plain, host = [], [], [], []
-        for i in range(6 if q else 30):
-            for side in ("plain", "gilhost") if i % 2 == 0 else ("gilhost", "plain"):
-                if side == "plain":
-                    plain.append(json.loads(output_of([python, cases, "cpu", str(n)]))["perf_s"])
-                else:
-                    _, runs = g.run("cpu", {"n": n})
-                    host.append((runs[0]["wall_ns"] / 1e9, runs[0]["result"]["perf_s"]))
-            ratios.append(host[-1][0] / plain[-1])
-            ratios_inscript.append(host[-1][1] / plain[-1])
-        # The median of the per-round ratios (the two sides back to back, so slow drifts of the machine's
-        # speed cancel), with a bootstrap 95 % interval: on a shared VM one run can be 20 % off either way,
-        # and the interval says how far the median itself can be trusted. Best-of-each-side beside it.
-        figures["cpu"] = {"n": n, "rounds": len(ratios), "plain_s": median(plain),
-                          "gilhost_case_s": median(h[0] for h in host),
-                          "plain_best_s": min(plain), "gilhost_best_s": min(h[0] for h in host),
-                          "ratio": median(ratios), "ratio_ci95": median_ci95(ratios),
-                          "ratio_best": min(h[0] for h in host) / min(plain),
-                          "ratio_iqr": quartiles(ratios), "ratio_inscript": median(ratios_inscript)}
+        for b in builds:  # each build its own .pyc, so no side pays for compiling
+            output_of([b["executable"], "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], doraise=True)", cases])
+        wake = compile_c(work, "wake", WAKE_C)
+        embed = compile_c(work, "embed", EMBED_C, "-ldl")
+        g.run(python, "noop", {})  # the probe and bootstrap caches are warm from here on
 
-        # 2. Per-run fixed cost: the time from one no-op run's record to the next's in a session (the
-        # whole cycle: fork, runner, interpreter start and stop, sampling, record, fdatasync) /
-        # `python -c pass` spawned and reaped the same number of times, alternating.
-        per_session = 6 if q else 12
-        ratios, cycle, passes, child = [], [], [], []
-        for i in range(4 if q else 10):
-            for side in ("gilhost", "python") if i % 2 == 0 else ("python", "gilhost"):
-                if side == "gilhost":
-                    _, runs = g.run("noop", {}, repeat=per_session)
-                    stamps = [r["time_unix_ns"] for r in runs]
-                    cycle.append(median(b - a for a, b in zip(stamps, stamps[1:])) / 1e9)
-                    child.append(median(r["parent_wall_ns"] for r in runs) / 1e9)
-                else:
-                    passes.append(median(wall_of([python, "-c", "pass"]) for _ in range(per_session)))
-            ratios.append(cycle[-1] / passes[-1])
-        figures["fixed_cost"] = {"python_c_pass_s": median(passes), "gilhost_per_run_s": median(cycle),
-                                 "gilhost_child_lifetime_s": median(child), "ratio": median(ratios),
-                                 "ratio_iqr": quartiles(ratios)}
+        def step(name, fn):
+            t0 = time.monotonic()
+            print("bench: %s ..." % name, end="", flush=True)
+            out = fn()
+            print(" %.0f s" % (time.monotonic() - t0), flush=True)
+            return out
 
-        # 3. Sampler cost: gilhost's CPU time while it watches a sleeping run, at 1 ms and 10 ms.
-        seconds = 2.0 if q else 5.0
-        sampler = {}
-        for interval, children in ((1, 0), (1, 4), (10, 0)):
-            _, runs = g.run("watch_host", {"seconds": seconds, "children": children}, interval_ms=interval)
-            res = runs[0]["result"]
-            sampler["%dms_%dproc" % (interval, children + 1)] = res["host_cpu_ns"] / res["wall_ns"]
-        sampler["floor_1ms"] = wakeup_floor(0.001, seconds)
-        figures["sampler"] = sampler
-
-        # 4. Host case time vs the script's own perf_counter, from ~10 ms to ~1 s.
-        worst = {"excess": 0.0}
-        for target in (0.01, 0.1) if q else (0.01, 0.1, 1.0):
-            n_t = calibrate(python, cases, target)
-            _, runs = g.run("cpu", {"n": n_t}, repeat=3 if q else 5)
-            for r in runs:
-                perf, wall = r["result"]["perf_s"], r["wall_ns"] / 1e9
-                allowed = 0.001 + 0.01 * perf
-                excess = abs(wall - perf) / allowed
-                if excess >= worst["excess"]:
-                    worst = {"excess": excess, "perf_s": perf, "host_s": wall, "diff_s": wall - perf,
-                             "allowed_s": allowed}
-        figures["case_time"] = worst
-
-        # 5. Sampled peak RSS vs ru_maxrss.
-        rss = {}
-        for interval in (10, 1):
-            _, runs = g.run("alloc", {"mb": 64 if q else 256, "hold_s": 0.3}, interval_ms=interval)
-            r = runs[0]
-            sampled, maxrss = r["rss"]["peak_root_rss_bytes"], r["max_rss_kb"] * 1024
-            rss["%dms" % interval] = {"sampled_bytes": sampled, "ru_maxrss_bytes": maxrss,
-                                      "diff": (sampled - maxrss) / maxrss}
-        figures["rss"] = rss
-
-    c, f, s, t = figures["cpu"], figures["fixed_cost"], figures["sampler"], figures["case_time"]
-    rows = [
-        ("CPU-bound script, gilhost case time / plain python", "%.3fx" % c["ratio"],
-         "median of %d rounds, 95 %% CI %.3f-%.3f (IQR %.3f-%.3f); best of each: %.3f s vs %.3f s (%.3fx); "
-         "in-script under gilhost %.3fx"
-         % (c["rounds"], c["ratio_ci95"][0], c["ratio_ci95"][1], c["ratio_iqr"][0], c["ratio_iqr"][1],
-            c["gilhost_best_s"], c["plain_best_s"], c["ratio_best"], c["ratio_inscript"]),
-         "<= 1.02x", c["ratio"] <= 1.02),
-        ("per-run fixed cost / python -c pass", "%.3fx" % f["ratio"],
-         "%.1f ms vs %.1f ms; IQR %.3f-%.3f; child lifetime %.1f ms"
-         % (f["gilhost_per_run_s"] * 1e3, f["python_c_pass_s"] * 1e3, f["ratio_iqr"][0], f["ratio_iqr"][1],
-            f["gilhost_child_lifetime_s"] * 1e3),
-         "<= 1.10x", f["ratio"] <= 1.10),
-        ("sampler CPU at 1 ms, 1 process", "%.2f %%" % (s["1ms_1proc"] * 100),
-         "5 processes: %.2f %%, at 10 ms: %.2f %%; a bare 1 ms sleep loop here: %.2f %%"
-         % (s["1ms_5proc"] * 100, s["10ms_1proc"] * 100, s["floor_1ms"] * 100),
-         "< 1 %", s["1ms_1proc"] < 0.01),
-        ("host case time vs in-script perf_counter", "%+.3f ms" % (t["diff_s"] * 1e3),
-         "worst run: %.1f ms of work, allowed %.2f ms (%.0f %% of it)" % (t["perf_s"] * 1e3, t["allowed_s"] * 1e3,
-                                                                         t["excess"] * 100),
-         "1 ms + 1 %", t["excess"] <= 1.0),
-    ]
-    for k, v in figures["rss"].items():
-        rows.append(("sampled peak RSS vs ru_maxrss, %s interval" % k, "%+.2f %%" % (v["diff"] * 100),
-                     "%.1f MiB vs %.1f MiB" % (v["sampled_bytes"] / 2**20, v["ru_maxrss_bytes"] / 2**20),
-                     "within 2 %", abs(v["diff"]) <= 0.02))
-    print()
-    w = max(len(r[0]) for r in rows)
-    for name, value, detail, goal, ok in rows:
-        print("%-*s  %10s  %-10s %s  %s" % (w, name, value, goal, "meets" if ok else "MISSES", detail))
-    figures["goals_met"] = all(r[4] for r in rows)
+        if want("hyperfine"):
+            fig["hyperfine"] = step("1 hyperfine", lambda: fig_hyperfine(g, python, work, 20 if q else 50, 3 if q else 7))
+        if want("fixed"):
+            chosen = [b for b in builds if not args.builds or label(b) in args.builds.split(",")]
+            fig["fixed_cost"] = {}
+            for b in chosen:
+                fig["fixed_cost"][label(b)] = step("2 fixed cost %s" % label(b), lambda: fig_fixed_cost(
+                    g, b, work, embed, runner, 8 if q else 12, 4 if q else 10))
+        if want("sampler"):
+            fig["sampler"] = step("3 sampler", lambda: fig_sampler(g, python, wake, 1.5 if q else 3.0, 3 if q else 6))
+        if want("perturbation") and ft:
+            b = max(ft, key=version_key)
+            fig["perturbation"] = step("4 perturbation %s" % label(b), lambda: fig_cpu(
+                g, b["executable"], cases, 0.3 if q else 0.5, 6 if q else 20, threads=2))
+            fig["perturbation"]["label"] = label(b)
+        if want("cpu"):
+            fig["cpu"] = step("1-thread CPU-bound %s" % version, lambda: fig_cpu(g, python, cases, 0.25 if q else 0.5,
+                                                                               6 if q else 20))
+            fig["cpu"]["label"] = version
+            if ft:
+                b = max(ft, key=version_key)
+                fig["cpu_ft"] = step("1-thread CPU-bound %s" % label(b), lambda: fig_cpu(
+                    g, b["executable"], cases, 0.25 if q else 0.5, 6 if q else 20))
+                fig["cpu_ft"]["label"] = label(b)
+        if want("case_time"):
+            fig["case_time"] = step("case time", lambda: fig_case_time(
+                g, python, cases, (0.01, 0.1) if q else (0.01, 0.1, 1.0), 3 if q else 5))
+        if want("rss"):
+            fig["rss"] = step("rss", lambda: fig_rss(g, python, 64 if q else 256))
+    fig["seconds"] = time.monotonic() - t_start
+    fig["load_end"] = open("/proc/loadavg").read().split()[0]
+    report(fig)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(figures, f, indent=2)
+            json.dump(fig, f, indent=2)
     return 0
 
 

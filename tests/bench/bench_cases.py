@@ -1,7 +1,8 @@
 """The work that tests/bench/bench.py measures, under gilhost (call mode) and under plain `python`.
 It imports nothing that `python -c pass` does not already import, so a no-op run costs what the host adds.
 
-    python bench_cases.py cpu N      # prints {"perf_s": ...}: the in-script time of cpu(N)
+    python bench_cases.py cpu N            # prints {"perf_s": ...}: the in-script time of cpu(N)
+    python bench_cases.py cpu_threads N T  # the same with T threads each doing cpu(N), in parallel
 """
 import os
 import sys
@@ -17,10 +18,24 @@ def _spin(n):
 
 
 def cpu(n=1_000_000, **_):
-    """CPU-bound work, timed by the script itself with perf_counter."""
-    t0 = time.perf_counter()
+    """CPU-bound work, timed by the script itself with perf_counter (and its CPU time: other work on the
+    machine stretches the first, not the second)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     _spin(n)
-    return {"perf_s": time.perf_counter() - t0}
+    return {"perf_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0}
+
+
+def cpu_threads(n=1_000_000, threads=2, **_):
+    """`threads` threads each running _spin(n) at once (in parallel on a free-threaded build), timed by the
+    script from the first start to the last join."""
+    import threading
+    workers = [threading.Thread(target=_spin, args=(n,)) for _ in range(threads)]
+    t0, c0 = time.perf_counter(), time.process_time()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return {"perf_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0}
 
 
 def noop(**_):
@@ -42,7 +57,7 @@ def watch_host(seconds=5.0, children=0, **_):
     import subprocess
     kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(%r)" % (seconds + 5)])
             for _ in range(children)]
-    time.sleep(0.3)  # the children are up and known to the sampler
+    time.sleep(0.3 + 0.1 * children)  # the children are up (2 cores start ~10 a second) and sampled
     host = os.getppid()
     c0, t0 = _schedstat_ns(host), time.monotonic_ns()
     time.sleep(seconds)
@@ -67,5 +82,7 @@ if __name__ == "__main__":
     import json  # here only: a module import costs the no-op run time that is not gilhost's
     if len(sys.argv) == 3 and sys.argv[1] == "cpu":
         print(json.dumps(cpu(int(sys.argv[2]))))
+    elif len(sys.argv) == 4 and sys.argv[1] == "cpu_threads":
+        print(json.dumps(cpu_threads(int(sys.argv[2]), int(sys.argv[3]))))
     else:
         sys.exit(__doc__)

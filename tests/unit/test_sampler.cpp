@@ -171,3 +171,40 @@ TEST_CASE("TreeSampler: summary downsamples but keeps the peak", "[sampler]") {
   CHECK(peak == sampler.peak_rss_bytes());
   CHECK(sampler.peak_processes() >= 1);
 }
+
+TEST_CASE("TreeSampler: the fast ticks (statm, task links) agree with the full stat reads", "[sampler]") {
+  // A child that sleeps, then becomes a zombie; one full read, then fast ones only.
+  int go[2];
+  REQUIRE(::pipe(go) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(go[1]);
+    char c = 0;
+    ssize_t ignored = ::read(go[0], &c, 1);
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(go[0]);
+  gilhost::TreeSampler sampler(pid, 1000, 0, 1000);
+  sampler.sample();  // full
+  sampler.sample();  // fast
+  REQUIRE(sampler.sample_count() == 2);
+  const auto& full = sampler.samples()[0];
+  const auto& fast = sampler.samples()[1];
+  CHECK(fast.processes == 1);
+  CHECK(fast.threads == full.threads);
+  CHECK(fast.rss_bytes > 0);
+  CHECK(fast.rss_bytes == Approx(static_cast<double>(full.rss_bytes)).epsilon(0.2));
+  ::close(go[1]);  // the child exits: a zombie until reaped, then gone
+  for (int i = 0; i < 200; ++i) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) break;
+    ::usleep(5000);
+  }
+  sampler.sample();  // a zombie: not counted
+  CHECK(sampler.sample_count() == 2);
+  ::waitpid(pid, nullptr, 0);
+  sampler.sample();  // gone
+  CHECK(sampler.sample_count() == 2);
+}
