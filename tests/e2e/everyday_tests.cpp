@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sandbox.hpp"
 #include "util/subprocess.hpp"
 
 namespace fs = std::filesystem;
@@ -20,23 +21,7 @@ namespace {
 const std::string kGilhost = GILHOST_BINARY;
 const std::string kSource = GILHOST_SOURCE_DIR;
 
-struct Sandbox {
-  fs::path dir;
-  Sandbox() {
-    char tmpl[] = "/tmp/gilhost-everyday-XXXXXX";
-    dir = ::mkdtemp(tmpl);
-  }
-  ~Sandbox() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  // gilhost ARGS run in the sandbox, with a cache (probes, the session lock) of its own.
-  gilhost::Captured gilhost(const std::string& args) const {
-    const std::string cmd = "cd '" + dir.string() + "' && XDG_CACHE_HOME='" + (dir / "cache").string() + "' exec '" +
-                            kGilhost + "' " + args;
-    return gilhost::run_capture({"bash", "-c", cmd}, 600);
-  }
-};
+using e2e::Sandbox;
 
 // A GIL build that runs embedded: the newest gilhost finds.
 std::string embeddable_build() {
@@ -65,7 +50,7 @@ std::vector<json> lines_of(const fs::path& file) {
 TEST_CASE("a script with its arguments, two sessions at once: apart, one after the other", "[e2e][everyday]") {
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
-  Sandbox sb;
+  Sandbox sb("everyday");
   {
     std::ofstream(sb.dir / "bench.py") << "import sys, time\ntime.sleep(0.5)\nprint('argv', sys.argv[1:])\n";
   }
@@ -107,7 +92,7 @@ TEST_CASE("a script with its arguments, two sessions at once: apart, one after t
 TEST_CASE("--case and --param pick cases and override params, recorded in the meta", "[e2e][everyday]") {
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
-  Sandbox sb;
+  Sandbox sb("everyday");
   const auto c = sb.gilhost("run '" + kSource + "/configs/race.toml' --quick -p " + build +
                             " --case 'pl*' --param threads=2 --param n=1000 -o r.jsonl --no-lock");
   INFO(c.out << c.err);
@@ -137,7 +122,7 @@ TEST_CASE("--case and --param pick cases and override params, recorded in the me
 TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e][everyday]") {
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
-  Sandbox sb;
+  Sandbox sb("everyday");
   fs::create_directories(sb.dir / "pkg");
   std::ofstream(sb.dir / "pkg" / "__init__.py") << "def double(n):\n    return 2 * n\n";
   std::ofstream(sb.dir / "pkg" / "__main__.py")

@@ -16,6 +16,7 @@
 
 #include "build/source.hpp"
 #include "util/paths.hpp"
+#include "sandbox.hpp"
 #include "util/subprocess.hpp"
 
 namespace fs = std::filesystem;
@@ -26,22 +27,7 @@ namespace {
 const std::string kGilhost = GILHOST_BINARY;
 const std::string kSource = GILHOST_SOURCE_DIR;
 
-struct Sandbox {
-  fs::path dir;
-  Sandbox() {
-    char tmpl[] = "/tmp/gilhost-extract-XXXXXX";
-    dir = ::mkdtemp(tmpl);
-  }
-  ~Sandbox() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  gilhost::Captured gilhost(const std::string& args) const {
-    const std::string cmd = "cd '" + dir.string() + "' && XDG_CACHE_HOME='" + (dir / "cache").string() + "' exec '" +
-                            kGilhost + "' " + args;
-    return gilhost::run_capture({"bash", "-c", cmd}, 600);
-  }
-};
+using e2e::Sandbox;
 
 // A free-threaded 3.14+ build made by `gilhost build` (ftscalingbench is in its source tree from 3.14), and
 // the tarball it was built from: where `gilhost build URL` downloaded it, or the tarball it was given.
@@ -111,7 +97,7 @@ TEST_CASE("extract: CPython's ftscalingbench.py, its printed figures as metrics 
   const SourceBuild build = free_threaded_source_build();
   INFO(build.why_not);
   REQUIRE_FALSE(build.label.empty());
-  Sandbox sb;
+  Sandbox sb("extract");
   // Only the one file comes out of the tarball, beside a copy of the fixture that names it.
   const auto tar = gilhost::run_capture({"tar", "-xf", build.tarball, "-C", sb.dir.string(), "--wildcards",
                                          "*/Tools/ftscalingbench/ftscalingbench.py"}, 120);
@@ -217,7 +203,7 @@ TEST_CASE("extract: --extract on ftscalingbench.py run as a script, no TOML file
   const SourceBuild build = free_threaded_source_build();
   INFO(build.why_not);
   REQUIRE_FALSE(build.label.empty());
-  Sandbox sb;
+  Sandbox sb("extract");
   const auto tar = gilhost::run_capture({"tar", "-xf", build.tarball, "-C", sb.dir.string(), "--wildcards",
                                          "--strip-components=3", "*/Tools/ftscalingbench/ftscalingbench.py"}, 120);
   REQUIRE(tar.exit_code == 0);

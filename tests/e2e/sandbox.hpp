@@ -1,0 +1,32 @@
+#pragma once
+// A folder of its own for an end-to-end test, removed after it, where gilhost runs as a user would run it
+// from there, with a cache (probes, the session lock) of its own.
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "util/subprocess.hpp"
+
+namespace e2e {
+
+struct Sandbox {
+  std::filesystem::path dir;
+  explicit Sandbox(const std::string& name) {
+    std::string tmpl = "/tmp/gilhost-" + name + "-XXXXXX";
+    dir = ::mkdtemp(tmpl.data());
+  }
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+  ~Sandbox() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  // gilhost ARGS (shell words) run in the sandbox.
+  gilhost::Captured gilhost(const std::string& args) const {
+    const std::string cmd = "cd '" + dir.string() + "' && XDG_CACHE_HOME='" + (dir / "cache").string() + "' exec '" +
+                            GILHOST_BINARY + "' " + args;
+    return gilhost::run_capture({"bash", "-c", cmd}, 600);
+  }
+};
+
+}  // namespace e2e
