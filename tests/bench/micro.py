@@ -69,23 +69,7 @@ int main(int argc, char **argv) {
 }
 """
 
-EMBED_C = r"""
-#include <dlfcn.h>
-#include <stddef.h>
-#include <wchar.h>
-/* argv: libpython, the interpreter (program name): dlopen, initialise, finalise, like python -c pass */
-int main(int argc, char **argv) {
-  void *h = dlopen(argv[1], RTLD_LAZY | RTLD_GLOBAL);
-  if (!h) return 1;
-  wchar_t *(*decode)(const char *, size_t *) = (wchar_t *(*)(const char *, size_t *))dlsym(h, "Py_DecodeLocale");
-  void (*set_name)(const wchar_t *) = (void (*)(const wchar_t *))dlsym(h, "Py_SetProgramName");
-  void (*init)(int) = (void (*)(int))dlsym(h, "Py_InitializeEx");
-  int (*fin)(void) = (int (*)(void))dlsym(h, "Py_FinalizeEx");
-  set_name(decode(argv[2], NULL));
-  init(1);
-  return fin() == 0 ? 0 : 1;
-}
-"""
+from bench import EMBED_C  # the same bare embedding bench.py measures as its floor (this folder)
 
 TRUE_C = "int main(void) { return 0; }\n"
 HELLO_CXX = "#include <string>\nint main(int c, char**) { std::string s(static_cast<size_t>(c), 'x'); return static_cast<int>(s.size()) - 1; }\n"
