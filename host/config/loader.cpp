@@ -144,9 +144,12 @@ class Loader {
   }
 
  private:
-  void error(const toml::source_region& src, const std::string& message) {
-    error_at(SourcePos{path_, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)}, message);
+  // Where `src` starts in this file.
+  SourcePos pos(const toml::source_region& src) const {
+    return SourcePos{path_, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)};
   }
+
+  void error(const toml::source_region& src, const std::string& message) { error_at(pos(src), message); }
 
   void error_at(const SourcePos& where, const std::string& message) {
     ConfigError e{where, message};
@@ -319,7 +322,7 @@ class Loader {
         continue;
       }
       out.push_back({name, s->get(), std::move(re),
-                     SourcePos{path_, static_cast<int>(v.source().begin.line), static_cast<int>(v.source().begin.column)}});
+                     pos(v.source())});
     }
     return out;
   }
@@ -371,7 +374,7 @@ class Loader {
     check_keys(t, {"python", "free_threaded", "gil", "key", "result", "result_ne", "result_lt", "result_le", "result_gt",
                    "result_ge", "status", "exit_code", "error", "stdout", "stderr", "note"}, "[[case.expect]]");
     Expectation e;
-    e.where = SourcePos{path_, static_cast<int>(t.source().begin.line), static_cast<int>(t.source().begin.column)};
+    e.where = pos(t.source());
     if (auto v = get_string(t, "python")) {
       try {
         e.python = VersionSpec::parse(*v);
@@ -435,7 +438,7 @@ class Loader {
     check_keys(t, {"name", "call", "main", "argv", "script", "module", "params", "sweep", "subinterpreters", "gil", "show",
                    "requires", "expect", "extract"}, "[[case]]");
     Case c;
-    c.where = SourcePos{path_, static_cast<int>(t.source().begin.line), static_cast<int>(t.source().begin.column)};
+    c.where = pos(t.source());
     auto name = get_string(t, "name");
     if (!name || name->empty()) {
       error(t.source(), "a [[case]] needs a name");
