@@ -206,20 +206,13 @@ std::string cores_text(const MachineRecord& m) {
   return cores;
 }
 
-std::vector<std::string> builds_on_host(const Section& s, const std::string& host) {
-  std::vector<std::string> labels;
-  for (const auto& b : s.builds)
-    if (b.host == host) labels.push_back(b.label);
-  return labels;
-}
-
 Table build_machines(const Section& s) {
   Table t = Table::with_columns({"host", "CPU", "cores", "kernel", "arch", "memory", "builds measured there"},
                                 {Align::left, Align::left, Align::right, Align::left, Align::left, Align::right, Align::left});
   for (const auto& m : s.machines)
     t.add_row({m.hostname, m.cpu_model, cores_text(m), m.kernel, m.arch,
                m.memory_bytes > 0 ? format_bytes(static_cast<double>(m.memory_bytes)) : "-",
-               join(builds_on_host(s, m.hostname), ", ")});
+               join(s.builds_on(m.hostname), ", ")});
   return t;
 }
 
@@ -227,7 +220,7 @@ Table build_machines(const Section& s) {
 std::string machines_note(const Section& s) {
   std::vector<std::string> groups;
   for (const auto& m : s.machines)
-    groups.push_back(join(builds_on_host(s, m.hostname), ", ") + " on " + (m.hostname.empty() ? "?" : m.hostname));
+    groups.push_back(join(s.builds_on(m.hostname), ", ") + " on " + (m.hostname.empty() ? "?" : m.hostname));
   return "these columns come from " + std::to_string(s.machines.size()) + " machines: " + join(groups, "; ") +
          ". Only columns measured on one machine compare builds; across machines the machines differ too "
          "(measure the builds in one session, -p A -p B, for ratios)";
@@ -299,6 +292,13 @@ std::string grid_cell_text(const GridCell& cell, const std::string& separator) {
   std::string text = cell.wall + separator + cell.result + " " + cell.mark;
   if (cell.show_statuses) text += fmt::format(" [{}]", cell.statuses);
   return text;
+}
+
+std::vector<std::string> Section::builds_on(const std::string& host) const {
+  std::vector<std::string> labels;
+  for (const auto& b : builds)
+    if (b.host == host) labels.push_back(b.label);
+  return labels;
 }
 
 const BuildInfo* Section::build(const std::string& label) const {

@@ -108,6 +108,7 @@ struct Section {
   std::string params;         // "n=4, size=10"
 
   const BuildInfo* build(const std::string& label) const;
+  std::vector<std::string> builds_on(const std::string& host) const;  // the columns measured on that host
   bool multi_host() const { return machines.size() > 1; }
   bool compares_builds() const { return !baseline_python.empty() && !baseline_of.empty(); }
   // The measured run of a cell with the median wall time (ok runs first), or nullptr.

@@ -61,8 +61,8 @@ std::string section_text(const Section& s) {
 
   if (s.multi_host()) {
     out += "machines:\n";
-    for (std::size_t i = 0; i < s.machines.size(); ++i)
-      out += "  " + s.machines_table.rows[i][0] + ": " + machine_summary(s.machines[i]) + " — " + s.machines_table.rows[i][6] + "\n";
+    for (const auto& m : s.machines)
+      out += "  " + (m.hostname.empty() ? "?" : m.hostname) + ": " + machine_summary(m) + " — " + join(s.builds_on(m.hostname), ", ") + "\n";
   }
   if (s.compares_builds()) {
     out += "\n" + render_text_table(s.vs_baseline_table);
