@@ -22,6 +22,7 @@ const std::string kGilhost = GILHOST_BINARY;
 const std::string kSource = GILHOST_SOURCE_DIR;
 
 using e2e::Sandbox;
+using e2e::json_lines;
 
 // A GIL build that runs embedded: the newest gilhost finds.
 std::string embeddable_build() {
@@ -38,12 +39,6 @@ std::string embeddable_build() {
   return label;
 }
 
-std::vector<json> lines_of(const fs::path& file) {
-  std::vector<json> out;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
-  return out;
-}
 
 }  // namespace
 
@@ -71,7 +66,7 @@ TEST_CASE("a script with its arguments, two sessions at once: apart, one after t
   for (const auto& e : fs::directory_iterator(sb.dir / "results")) files.push_back(e.path());
   REQUIRE(files.size() == 2);  // started in the same second, written apart
   for (const auto& f : files) {
-    const auto lines = lines_of(f);
+    const auto lines = json_lines(f);
     REQUIRE(lines.size() == 3);  // meta + 2 runs
     CHECK(lines[0]["type"] == "meta");
     CHECK(lines[0]["experiment"]["cases"][0]["mode"] == "main");
@@ -97,7 +92,7 @@ TEST_CASE("--case and --param pick cases and override params, recorded in the me
                             " --case 'pl*' --param threads=2 --param n=1000 -o r.jsonl --no-lock");
   INFO(c.out << c.err);
   REQUIRE(c.exit_code == 0);
-  const auto lines = lines_of(sb.dir / "r.jsonl");
+  const auto lines = json_lines(sb.dir / "r.jsonl");
   REQUIRE(lines.size() == 2);
   CHECK(lines[0]["experiment"]["case_globs"] == json::array({"pl*"}));
   CHECK(lines[0]["experiment"]["param_overrides"] == json({{"threads", 2}, {"n", 1000}}));
@@ -114,7 +109,7 @@ TEST_CASE("--case and --param pick cases and override params, recorded in the me
                                 " --case plain -o r.jsonl --no-lock");
   CHECK(again.exit_code == 0);
   CHECK(again.err.find("appending this session to r.jsonl") != std::string::npos);
-  const auto all = lines_of(sb.dir / "r.jsonl");
+  const auto all = json_lines(sb.dir / "r.jsonl");
   REQUIRE(all.size() == 4);
   CHECK(all[2]["appended_to_existing"] == true);
 }
@@ -132,7 +127,7 @@ TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e
   const auto a = sb.gilhost("run -m pkg -p " + build + " --repeat 2 -o m.jsonl -- --size 'two words'");
   INFO(a.out << a.err);
   REQUIRE(a.exit_code == 0);
-  auto lines = lines_of(sb.dir / "m.jsonl");
+  auto lines = json_lines(sb.dir / "m.jsonl");
   REQUIRE(lines.size() == 3);
   CHECK(lines[0]["experiment"]["module"] == "pkg");
   CHECK(lines[0]["experiment"]["cases"][0]["module"] == "pkg");
@@ -145,7 +140,7 @@ TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e
   // A module that is not there is the run's error, python's own ImportError.
   const auto missing = sb.gilhost("run -m no_such_module_here -p " + build + " --repeat 1 -o missing.jsonl");
   CHECK(missing.exit_code == 1);  // the implied expectation (status ok) failed
-  lines = lines_of(sb.dir / "missing.jsonl");
+  lines = json_lines(sb.dir / "missing.jsonl");
   REQUIRE(lines.size() == 2);
   CHECK(lines[1]["status"] == "error");
   CHECK(lines[1]["stderr"].get<std::string>().find("No module named no_such_module_here") != std::string::npos);
@@ -156,7 +151,7 @@ TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e
   const auto c = sb.gilhost("run m.toml -p " + build + " --repeat 1 -o call.jsonl");
   INFO(c.out << c.err);
   CHECK(c.exit_code == 0);
-  lines = lines_of(sb.dir / "call.jsonl");
+  lines = json_lines(sb.dir / "call.jsonl");
   REQUIRE(lines.size() == 2);
   CHECK(lines[1]["result"] == 42);
 

@@ -28,6 +28,7 @@ const std::string kGilhost = GILHOST_BINARY;
 const std::string kSource = GILHOST_SOURCE_DIR;
 
 using e2e::Sandbox;
+using e2e::json_lines;
 
 // A free-threaded 3.14+ build made by `gilhost build` (ftscalingbench is in its source tree from 3.14), and
 // the tarball it was built from: where `gilhost build URL` downloaded it, or the tarball it was given.
@@ -65,12 +66,6 @@ SourceBuild free_threaded_source_build() {
   return found;
 }
 
-std::vector<json> lines_of(const fs::path& file) {
-  std::vector<json> out;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) out.push_back(json::parse(line));
-  return out;
-}
 
 // What ftscalingbench printed, read here without gilhost's regexes: "NAME  1.9x faster" -> NAME: 1.9,
 // "NAME  12.3 ms" -> NAME_ms: 12.3, "Running benchmarks with 2 threads" -> threads: 2.
@@ -116,7 +111,7 @@ TEST_CASE("extract: CPython's ftscalingbench.py, its printed figures as metrics 
   INFO(run.out << run.err);
   REQUIRE(run.exit_code == 0);
 
-  const auto lines = lines_of(sb.dir / "r.jsonl");
+  const auto lines = json_lines(sb.dir / "r.jsonl");
   REQUIRE(lines.size() == 5);  // the meta, 2 cases x 2 runs
   const json& cases = lines[0]["experiment"]["cases"];
   REQUIRE(cases.size() == 2);
@@ -219,7 +214,7 @@ TEST_CASE("extract: --extract on ftscalingbench.py run as a script, no TOML file
                              "--extract 'pyfunction=^pyfunction\\s+([0-9.]+)x' -- -t 2 --scale 10 pyfunction");
   INFO(ok.out << ok.err);
   REQUIRE(ok.exit_code == 0);
-  const auto lines = lines_of(sb.dir / "r.jsonl");
+  const auto lines = json_lines(sb.dir / "r.jsonl");
   REQUIRE(lines.size() == 2);
   const json& r = lines[1];
   INFO(r.dump(2));

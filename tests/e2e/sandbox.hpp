@@ -3,7 +3,11 @@
 // from there, with a cache (probes, the session lock) of its own.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "util/subprocess.hpp"
 
@@ -28,5 +32,13 @@ struct Sandbox {
     return gilhost::run_capture({"bash", "-c", cmd}, 600);
   }
 };
+
+// Every line of a results file, parsed.
+inline std::vector<nlohmann::json> json_lines(const std::filesystem::path& file) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
 
 }  // namespace e2e
