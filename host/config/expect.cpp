@@ -51,7 +51,6 @@ bool lookup_key(const nlohmann::json& result, const std::string& dotted, nlohman
 }
 
 namespace {
-std::string shorten(const std::string& s, std::size_t n = 80) { return s.size() <= n ? s : s.substr(0, n) + "…"; }
 
 CheckResult check_one(const Expectation& e, const RunFacts& f) {
   CheckResult r{e.describe(), true, {}};
@@ -63,7 +62,7 @@ CheckResult check_one(const Expectation& e, const RunFacts& f) {
       why.push_back(e.key.empty() ? "the run returned no result" : "the result has no '" + e.key + "'");
     } else {
       for (const auto& [op, value] : e.result_checks)
-        if (!compare_json(op, subject, value)) why.push_back("got " + shorten(display_json(subject)));
+        if (!compare_json(op, subject, value)) why.push_back("got " + shortened(display_json(subject), 80));
     }
   }
   if (e.status && *e.status != f.status) why.push_back("status was " + f.status);

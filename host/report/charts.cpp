@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "report/html.hpp"
+#include "util/strings.hpp"
 
 namespace gilhost {
 
@@ -14,7 +15,6 @@ namespace {
 
 std::string e(const std::string& s) { return html_escape(s); }
 std::string num(double v) { return fmt::format("{:.1f}", v); }
-std::string short_label(const std::string& s, std::size_t max) { return s.size() > max ? s.substr(0, max - 1) + "…" : s; }
 
 std::size_t build_index(const Section& s, const std::string& build) {
   const auto& all = s.summary.interpreters;
@@ -65,12 +65,12 @@ std::string hbar_svg(const Section& s, const std::string& css, const std::string
   for (const auto& b : bars) {
     if (!b.group.empty()) {
       out += fmt::format("<text class=\"group\" x=\"4\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", y + group_h / 2,
-                         e(short_label(b.group, 40)));
+                         e(chart_label(b.group, 40)));
       y += group_h;
     }
     const double cy = y + row_h / 2.0;
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy),
-                       e(short_label(b.build, 24)));
+                       e(chart_label(b.build, 24)));
     if (!b.value) {
       out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">-</text>\n", left + 6, num(cy));
     } else {
@@ -91,6 +91,10 @@ std::string hbar_svg(const Section& s, const std::string& css, const std::string
 }
 
 }  // namespace
+
+std::string chart_label(const std::string& label, std::size_t max) {
+  return label.size() > max ? shortened(label, max - 1) : label;
+}
 
 std::string chart_color(std::size_t k) {
   static const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
@@ -184,7 +188,7 @@ std::string scaling_svg(const Section& s, const Scaling& sc) {
     const int ly = top + 8 + static_cast<int>(k) * 16;
     const int lx = left + static_cast<int>(plot_w) + 12;
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", lx,
-                       ly - 2, colour, lx + 19, ly, e(short_label(line.build, 18)));
+                       ly - 2, colour, lx + 19, ly, e(chart_label(line.build, 18)));
   }
   return out + "</svg>\n";
 }

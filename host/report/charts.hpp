@@ -7,6 +7,9 @@
 
 namespace gilhost {
 
+// A label as a chart shows it: itself, or cut to `max` bytes with its ellipsis (at a character boundary).
+std::string chart_label(const std::string& label, std::size_t max);
+
 // A series' colour: build k of a section is drawn in the same colour in every chart.
 std::string chart_color(std::size_t k);
 

@@ -183,7 +183,7 @@ std::string bar_chart(const Section& s, const std::string& case_name) {
   for (int k = 0; k < n; ++k) {
     const std::string& label = sum.interpreters[k];
     const double cy = top + k * row_h + row_h / 2.0;
-    std::string shown = label.size() > 24 ? label.substr(0, 23) + "…" : label;
+    const std::string shown = chart_label(label, 24);
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy), e(shown));
     const Cell* c = sum.cell(case_name, label);
     if (!c || c->wall_s.n == 0) {
@@ -272,8 +272,7 @@ std::string rss_chart(const Section& s, const std::string& case_name) {
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const int lx = left + static_cast<int>(k % per_row) * 132;
     const int ly = top + plot_h + axis_h + static_cast<int>(k / per_row) * legend_row + 8;
-    std::string label = sum.interpreters[lines[k].build];
-    if (label.size() > 18) label = label.substr(0, 17) + "…";
+    const std::string label = chart_label(sum.interpreters[lines[k].build], 18);
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>", lx,
                        ly - 2, color(lines[k].build), lx + 19, ly, e(label));
   }

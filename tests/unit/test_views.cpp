@@ -4,6 +4,7 @@
 
 #include "config/loader.hpp"
 #include "helpers.hpp"
+#include "report/charts.hpp"
 #include "report/export.hpp"
 #include "report/html.hpp"
 #include "report/markdown.hpp"
@@ -239,4 +240,11 @@ TEST_CASE("loader: [[view]] errors are located at file:line:column", "[config][l
   errors = sb.errors("view = 3\n" + sb.head());
   REQUIRE(errors.size() == 1);
   CHECK_THAT(errors[0].message, Contains("[[view]]"));
+}
+
+TEST_CASE("chart labels: themselves, or cut to the room with an ellipsis at a character boundary", "[report][charts]") {
+  CHECK(gilhost::chart_label("3.14.7t", 18) == "3.14.7t");
+  CHECK(gilhost::chart_label("3.14.7t (/opt/python/bin/python3)", 18) == "3.14.7t (/opt/pyt…");
+  // 17 bytes would end inside "é": the cut steps back to the character before it.
+  CHECK(gilhost::chart_label("3.14.7t (/opt/pyé/bin/python3)", 18) == "3.14.7t (/opt/py…");
 }
