@@ -1,6 +1,7 @@
 #include "config/experiment.hpp"
 
 #include "util/strings.hpp"
+#include "util/tagged_number.hpp"
 
 namespace gilhost {
 
@@ -48,8 +49,8 @@ nlohmann::json Experiment::to_json() const {
                           {"function", c.function},
                           {"script", c.script},
                           {"module", c.module},
-                          {"params", c.params},
-                          {"sweep", c.sweep_values},
+                          {"params", tag_non_finite(c.params)},
+                          {"sweep", tag_non_finite(c.sweep_values)},
                           {"argv", c.argv},
                           {"subinterpreters", c.subinterpreters},
                           {"gil", to_string(c.gil)},
@@ -64,7 +65,7 @@ nlohmann::json Experiment::to_json() const {
           {"script", script},   {"module", module},           {"interpreters", interpreters}, {"repeat", repeat},
           {"warmup", warmup},   {"timeout_s", timeout_s},     {"sample_interval_ms", sample_interval_ms},
           {"baseline", baseline}, {"env", env},               {"article", article},
-          {"params", params},   {"profile", profile},         {"cases", cases_json},
+          {"params", tag_non_finite(params)},   {"profile", profile},         {"cases", cases_json},
           {"param_overrides", param_overrides}, {"case_globs", case_globs}, {"views", views_json},
           {"extract_options", extract_options}};
 }

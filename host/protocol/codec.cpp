@@ -72,7 +72,9 @@ void to_json(json& j, const InterpreterOutcome& one) {
 
 namespace {
 
-json event_json(const ReadyEvent& e) { return {{"event", "ready"}, {"pid", e.pid}, {"init_ns", e.init_ns}}; }
+json event_json(const ReadyEvent& e) {
+  return {{"event", "ready"}, {"pid", e.pid}, {"init_ns", e.init_ns}, {"main_at_ns", e.main_at_ns}, {"load_ns", e.load_ns}};
+}
 
 json event_json(const CaseEvent& e) {
   json j = {{"event", "case"}, {"mode", to_string(e.mode)}, {"start_ns", e.start_ns}, {"end_ns", e.end_ns},
@@ -92,7 +94,8 @@ json event_json(const CaseEvent& e) {
 }
 
 json event_json(const FinalizedEvent& e) {
-  return {{"event", "finalized"}, {"finalize_ns", e.finalize_ns}, {"max_rss_kb", e.max_rss_kb}, {"status", e.status}};
+  return {{"event", "finalized"}, {"finalize_ns", e.finalize_ns}, {"max_rss_kb", e.max_rss_kb}, {"status", e.status},
+          {"at_ns", e.at_ns}};
 }
 
 json event_json(const RunnerErrorEvent& e) {
@@ -265,6 +268,8 @@ Event event_from(const json& j) {
     ReadyEvent e;
     read(j, "pid", e.pid);
     read(j, "init_ns", e.init_ns);
+    read(j, "main_at_ns", e.main_at_ns);
+    read(j, "load_ns", e.load_ns);
     return e;
   }
   if (name == "finalized") {
@@ -272,6 +277,7 @@ Event event_from(const json& j) {
     read(j, "finalize_ns", e.finalize_ns);
     read(j, "max_rss_kb", e.max_rss_kb);
     read(j, "status", e.status);
+    read(j, "at_ns", e.at_ns);
     return e;
   }
   if (name == "error") {

@@ -70,6 +70,11 @@ struct InterpreterOutcome {
 struct ReadyEvent {
   std::int64_t pid = 0;
   std::int64_t init_ns = 0;
+  // When the runner's main() began (CLOCK_MONOTONIC, one clock for every process of the machine, so the
+  // host can subtract its spawn time: exec and the dynamic loader), and how long dlopen of libpython and
+  // the lookup of its symbols took. 0: not said (an older runner).
+  std::int64_t main_at_ns = 0;
+  std::int64_t load_ns = 0;
 };
 
 // The case, bracketed with CLOCK_MONOTONIC and getrusage, and its outcome.
@@ -94,6 +99,8 @@ struct FinalizedEvent {
   std::int64_t finalize_ns = 0;
   std::int64_t max_rss_kb = 0;
   int status = 0;  // Py_FinalizeEx's return value
+  // CLOCK_MONOTONIC as the event was sent: from here to the reap is the runner's exit (0: not said).
+  std::int64_t at_ns = 0;
 };
 
 // Where the runner itself failed (it then exits with status 3).

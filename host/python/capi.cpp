@@ -33,6 +33,15 @@ bool Api::load(const SharedLibrary& lib, std::string& error) {
   GILHOST_REQUIRED(PyDict_GetItemString);
   GILHOST_REQUIRED(PyEval_GetBuiltins);
   GILHOST_REQUIRED(PyUnicode_FromString);
+  GILHOST_REQUIRED(PyUnicode_FromStringAndSize);
+  GILHOST_REQUIRED(PyLong_FromLongLong);
+  GILHOST_REQUIRED(PyLong_FromUnsignedLongLong);
+  GILHOST_REQUIRED(PyFloat_FromDouble);
+  GILHOST_REQUIRED(PyBool_FromLong);
+  GILHOST_REQUIRED(PyList_New);
+  GILHOST_REQUIRED(PyList_Append);
+  GILHOST_REQUIRED(PyDict_SetItem);
+  GILHOST_REQUIRED(Py_BuildValue);
   GILHOST_REQUIRED(PyUnicode_AsUTF8);
   GILHOST_REQUIRED(PyObject_CallObject);
   GILHOST_REQUIRED(PyRun_StringFlags);

@@ -62,6 +62,16 @@ struct Api {
   PyObject* (*PyDict_GetItemString)(PyObject*, const char*) = nullptr;  // borrowed
   PyObject* (*PyEval_GetBuiltins)() = nullptr;                          // borrowed
   PyObject* (*PyUnicode_FromString)(const char*) = nullptr;
+  // Building values (python/value: the runner's spec as a dict, with no compiler involved).
+  PyObject* (*PyUnicode_FromStringAndSize)(const char*, std::ptrdiff_t) = nullptr;
+  PyObject* (*PyLong_FromLongLong)(long long) = nullptr;
+  PyObject* (*PyLong_FromUnsignedLongLong)(unsigned long long) = nullptr;
+  PyObject* (*PyFloat_FromDouble)(double) = nullptr;
+  PyObject* (*PyBool_FromLong)(long) = nullptr;
+  PyObject* (*PyList_New)(std::ptrdiff_t) = nullptr;
+  int (*PyList_Append)(PyObject*, PyObject*) = nullptr;
+  int (*PyDict_SetItem)(PyObject*, PyObject*, PyObject*) = nullptr;
+  PyObject* (*Py_BuildValue)(const char*, ...) = nullptr;  // only as Py_BuildValue(""): a new reference to None
   const char* (*PyUnicode_AsUTF8)(PyObject*) = nullptr;
   PyObject* (*PyObject_CallObject)(PyObject*, PyObject*) = nullptr;
   PyObject* (*PyRun_StringFlags)(const char*, int, PyObject*, PyObject*, void*) = nullptr;

@@ -1,6 +1,7 @@
 #include "results/record_json.hpp"
 
 #include "util/strings.hpp"
+#include "util/tagged_number.hpp"
 
 namespace gilhost {
 
@@ -287,8 +288,8 @@ json to_json(const RunRecord& r) {
             {"experiment", r.experiment},
             {"case", r.case_name},
             {"base_case", r.base_case},
-            {"params", r.params},
-            {"sweep", r.sweep},
+            {"params", tag_non_finite(r.params)},
+            {"sweep", tag_non_finite(r.sweep)},
             {"interpreter", r.interpreter},
             {"python", r.python},
             {"executable", r.executable},
@@ -335,6 +336,9 @@ json to_json(const RunRecord& r) {
     j["bootstrap_ns"] = *r.bootstrap_ns;
     j["bootstrap_cached"] = r.bootstrap_cached;
   }
+  if (r.exec_ns) j["exec_ns"] = *r.exec_ns;
+  if (r.load_ns) j["load_ns"] = *r.load_ns;
+  if (r.exit_ns) j["exit_ns"] = *r.exit_ns;
   if (r.per_interpreter) j["per_interpreter"] = *r.per_interpreter;
   json checks = json::array();
   for (const auto& c : r.expect) checks.push_back({{"expect", c.expect}, {"ok", c.ok}, {"detail", c.detail}});
@@ -385,6 +389,9 @@ RunRecord run_from_json(const json& j) {
   r.finalize_ns = f.integer("finalize_ns");
   r.bootstrap_ns = f.maybe_integer("bootstrap_ns");
   r.bootstrap_cached = f.flag("bootstrap_cached", false);
+  r.exec_ns = f.maybe_integer("exec_ns");
+  r.load_ns = f.maybe_integer("load_ns");
+  r.exit_ns = f.maybe_integer("exit_ns");
   if (const json* cpu = f.object("cpu"); cpu && !cpu->empty()) r.cpu = cpu_from(f.nested("cpu"));
   r.cpu_per_wall = f.number("cpu_per_wall");
   r.tree_cpu_ns = f.integer("tree_cpu_ns");

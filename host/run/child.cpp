@@ -308,6 +308,8 @@ ChildResult run_child(const ChildRequest& req) {
   }
   const std::int64_t reaped_at = monotonic_ns();
   res.wall_ns = reaped_at - start;
+  res.spawned_at_ns = start;
+  res.reaped_at_ns = reaped_at;
   // The pipe closes as an exiting process drops its descriptors, a moment before it can be reaped: only
   // a child that ran on well after the pipe closed had its descriptor closed (os.closerange), not exited.
   res.events_closed_early = events_eof > 0 && reaped_at - events_eof > 50000000;

@@ -1,5 +1,6 @@
 #include "runner/interpreter_session.hpp"
 
+#include "python/value.hpp"
 #include "runner/bootstrap.hpp"
 
 namespace gilhost {
@@ -21,10 +22,9 @@ Bootstrap::Bootstrap(const py::Api& api, const RunnerSpec& spec, int index, cons
     error_ = "cannot create the bootstrap namespace";
     return;
   }
-  // `_spec` first (a literal: quick to compile), then the bootstrap's code, which reads it.
-  const std::string spec_line = spec_statement(spec.python_spec(index));
-  py::Ref defined(api, api.PyRun_StringFlags(spec_line.c_str(), py::kFileInput, ns_.get(), ns_.get(), nullptr));
-  if (!defined || !code.exec_in(api, ns_.get())) {
+  // `_spec` first, built as objects (nothing to compile), then the bootstrap's code, which reads it.
+  const py::Ref spec_dict = py::to_python(api, spec.python_spec(index));
+  if (!spec_dict || api.PyDict_SetItemString(ns_.get(), "_spec", spec_dict.get()) != 0 || !code.exec_in(api, ns_.get())) {
     api.PyErr_Print();
     error_ = "the runner's bootstrap failed in this interpreter (traceback on stderr)";
     return;

@@ -147,6 +147,7 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::int64_t main_at = gilhost::monotonic_ns();
   EventChannel events;
   std::string spec_text;
   int event_fd = -1, watch_fd = -1;
@@ -178,6 +179,7 @@ int main(int argc, char** argv) {
   }
 
   std::string error;
+  const std::int64_t load_start = gilhost::monotonic_ns();
   // Kept open until exit (declared before the interpreter, so it outlives it): CPython cannot be unloaded.
   gilhost::py::SharedLibrary lib = gilhost::py::SharedLibrary::open_global(spec.libpython, error);
   if (!lib.valid()) fail(events, Stage::load, error);
@@ -187,11 +189,12 @@ int main(int argc, char** argv) {
     fail(events, Stage::load, "this libpython has no Py_NewInterpreterFromConfig (subinterpreters need 3.12+)");
 
   const std::int64_t t0 = gilhost::monotonic_ns();
+  const std::int64_t load_ns = t0 - load_start;
   gilhost::ScopedInterpreter python(api, spec.executable);
   if (!python.ok()) fail(events, Stage::init, python.error());
   Startup startup;
   startup.init_ns = gilhost::monotonic_ns() - t0;
-  events.send(gilhost::protocol::ReadyEvent{::getpid(), startup.init_ns});
+  events.send(gilhost::protocol::ReadyEvent{::getpid(), startup.init_ns, main_at, load_ns});
 
   int exit_code = 0;
   {
@@ -211,7 +214,8 @@ int main(int argc, char** argv) {
   const std::int64_t f0 = gilhost::monotonic_ns();
   const int finalize_status = python.finalize();
   const gilhost::CpuUsage usage = gilhost::CpuUsage::now();
-  events.send(gilhost::protocol::FinalizedEvent{gilhost::monotonic_ns() - f0, usage.max_rss_kb, finalize_status});
+  const std::int64_t f1 = gilhost::monotonic_ns();  // from here to the reap: the exit (results-format.md)
+  events.send(gilhost::protocol::FinalizedEvent{f1 - f0, usage.max_rss_kb, finalize_status, f1});
   std::fflush(nullptr);
   // Like `python`: 120 when flushing the standard streams failed at exit.
   std::exit(finalize_status < 0 && exit_code == 0 ? 120 : exit_code);

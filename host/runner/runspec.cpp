@@ -1,10 +1,51 @@
 #include "runner/runspec.hpp"
 
+#include <cmath>
+
 namespace gilhost {
+
+namespace {
+using nlohmann::json;
+
+json to_wire(const json& v) {
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+    const double d = v.get<double>();
+    return {{"$float", std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf"}};
+  }
+  if (v.is_array()) {
+    json out = json::array();
+    for (const json& item : v) out.push_back(to_wire(item));
+    return out;
+  }
+  if (v.is_object()) {
+    json out = json::object();
+    for (const auto& [key, item] : v.items()) out[key.rfind('$', 0) == 0 ? "$" + key : key] = to_wire(item);
+    return out;
+  }
+  return v;
+}
+
+json from_wire(const json& v) {
+  if (v.is_array()) {
+    json out = json::array();
+    for (const json& item : v) out.push_back(from_wire(item));
+    return out;
+  }
+  if (!v.is_object()) return v;
+  if (v.size() == 1 && v.contains("$float") && v["$float"].is_string()) {
+    const std::string& text = v["$float"].get_ref<const std::string&>();
+    if (text == "nan") return std::nan("");
+    if (text == "inf" || text == "-inf") return text == "inf" ? HUGE_VAL : -HUGE_VAL;
+  }
+  json out = json::object();
+  for (const auto& [key, item] : v.items()) out[key.rfind("$$", 0) == 0 ? key.substr(1) : key] = from_wire(item);
+  return out;
+}
+}  // namespace
 
 nlohmann::json RunnerSpec::to_json() const {
   return {{"libpython", libpython}, {"executable", executable}, {"script", script},
-          {"module", module},       {"mode", mode},           {"function", function},     {"kwargs", kwargs},
+          {"module", module},       {"mode", mode},           {"function", function},     {"kwargs", to_wire(kwargs)},
           {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil},
           {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}};
 }
@@ -17,7 +58,7 @@ RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
   s.module = j.value("module", "");
   s.mode = j.value("mode", "call");
   s.function = j.value("function", "");
-  s.kwargs = j.value("kwargs", nlohmann::json::object());
+  s.kwargs = from_wire(j.value("kwargs", nlohmann::json::object()));
   s.argv = j.value("argv", std::vector<std::string>{});
   s.subinterpreters = j.value("subinterpreters", 0);
   s.gil = j.value("gil", "own");

@@ -21,6 +21,9 @@ struct RunnerSpec {
   bool free_threaded = false;  // a Py_GIL_DISABLED build: what subinterpreter configs it accepts, GIL watching
   std::string bootstrap_cache_dir;  // where the compiled bootstrap is kept; empty: compile every run
 
+  // As it travels on the runner's command line. `kwargs` keep their NaNs and infinities, which JSON text
+  // cannot hold (nlohmann writes null): each goes as {"$float": "nan" | "inf" | "-inf"}, and an object key
+  // of the case's own that starts with '$' gets a second '$', so no table of the user's reads as one.
   nlohmann::json to_json() const;
   static RunnerSpec from_json(const nlohmann::json& j);
   // The `_spec` dict the Python bootstrap reads.

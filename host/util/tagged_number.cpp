@@ -59,6 +59,20 @@ void append_display(std::string& out, const nlohmann::json& v) {
 
 }  // namespace
 
+nlohmann::json tag_non_finite(const nlohmann::json& v) {
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+    const double d = v.get<double>();
+    return {{"$float", std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf"}};
+  }
+  if (!v.is_structured()) return v;
+  nlohmann::json out = v.is_array() ? nlohmann::json::array() : nlohmann::json::object();
+  if (v.is_array())
+    for (const auto& item : v) out.push_back(tag_non_finite(item));
+  else
+    for (const auto& [key, item] : v.items()) out[key] = tag_non_finite(item);
+  return out;
+}
+
 std::optional<std::string> tagged_number_text(const nlohmann::json& v) {
   if (!v.is_object() || v.size() != 1) return std::nullopt;
   if (const auto f = v.find("$float"); f != v.end() && f->is_string()) {

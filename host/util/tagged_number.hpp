@@ -12,6 +12,10 @@ namespace gilhost {
 // The text of a tagged number ("nan", "-inf", "1000...0"), or nullopt when `v` is not one.
 std::optional<std::string> tagged_number_text(const nlohmann::json& v);
 
+// `v` with every NaN and infinity in it as its tag ({"$float": "nan"}), for JSON text: values gilhost holds
+// itself, such as a case's params from TOML (`x = nan`), which dump() would otherwise write as null.
+nlohmann::json tag_non_finite(const nlohmann::json& v);
+
 // A tagged number as a double (NaN, ±infinity, the nearest double or ±infinity for a big integer); any
 // other value unchanged.
 nlohmann::json decode_tagged_number(const nlohmann::json& v);

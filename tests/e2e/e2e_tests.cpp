@@ -116,6 +116,12 @@ Session run_gilhost(const std::string& config, const std::vector<Interp>& interp
   return s;
 }
 
+// What basic.py's params_repr returns for basic.toml's `params` case.
+const std::string kParamsRepr =
+    "[('a', 7), ('astral', 'x\U0001F600y'), ('big', 9223372036854775807), ('empty_list', []), ('empty_table', {}), "
+    "('f', 1e+300), ('nan_', nan), ('neg', -9223372036854775808), ('nested', [[1, 2], {'k': 'v'}]), ('ninf', -inf), "
+    "('no', False), ('nul', 'a\\x00b'), ('pinf', inf)]";
+
 }  // namespace
 
 TEST_CASE("gilhost finds the machine's Python builds", "[e2e]") {
@@ -193,10 +199,24 @@ TEST_CASE("the host records results, errors, exit codes, output and sys.executab
     const json* echo = s.find("echo", i.label);
     REQUIRE(echo);
     CHECK((*echo)["result"]["b"] == "héllo \"quoted\"");
+    // Every kind of TOML value reaches the case as the Python value it is (embed: built with the C API).
+    const json* params = s.find("params", i.label);
+    REQUIRE(params);
+    CHECK((*params)["result"] == kParamsRepr);
+    CHECK((*params)["params"]["nan_"] == json({{"$float", "nan"}}));  // the record keeps it, tagged
     CHECK((*echo)["result"]["nested"]["list"] == json::array({1, 2.5, true}));
     CHECK((*echo)["result"]["executable"] == i.executable);
     CHECK((*echo)["result"]["version"] == i.version.str());
     CHECK((*echo)["mode"] == "embed");
+    // Every phase of the runner's life is timed, and together they fit in the child's life as the parent saw it.
+    long long phases = 0;
+    for (const char* phase : {"exec_ns", "load_ns", "init_ns", "bootstrap_ns", "prepare_ns", "wall_ns", "finalize_ns", "exit_ns"}) {
+      INFO(phase);
+      REQUIRE((*echo)[phase].is_number_integer());
+      CHECK((*echo)[phase].get<long long>() > 0);
+      phases += (*echo)[phase].get<long long>();
+    }
+    CHECK(phases <= (*echo)["parent_wall_ns"].get<long long>());
 
     const json* fail = s.find("fail", i.label);
     REQUIRE(fail);
@@ -254,6 +274,10 @@ TEST_CASE("exec mode runs the interpreter itself with the same measurements", "[
   CHECK((*echo)["mode"] == "exec");
   CHECK((*echo)["wall_from"] == "runner");
   CHECK((*echo)["result"]["a"] == 7);
+  CHECK_FALSE(echo->contains("exec_ns"));  // no runner in this child to say when it started
+  const json* params = s.find("params", interps[0].label);
+  REQUIRE(params);
+  CHECK((*params)["result"] == kParamsRepr);  // exec (a compiled literal) and embed see the same values
   const json* fail = s.find("fail", interps[0].label);
   REQUIRE(fail);
   CHECK((*fail)["error"]["type"] == "KeyError");

@@ -1,4 +1,5 @@
-// runner/bootstrap: JSON values as Python literals, checked against a real python3 when there is one.
+// runner/bootstrap: JSON values as Python literals, checked against a real python3 when there is one; the
+// runner spec's trip through JSON text.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -6,6 +7,7 @@
 
 #include "helpers.hpp"
 #include "runner/bootstrap.hpp"
+#include "runner/runspec.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
 
@@ -130,4 +132,26 @@ TEST_CASE("bootstrap_program: _spec first, and the whole program compiles", "[bo
       30);
   INFO("stderr: " << c.err);
   CHECK(c.exit_code == 0);
+}
+
+TEST_CASE("RunnerSpec: kwargs keep NaN and infinities through the command line's JSON text", "[bootstrap]") {
+  gilhost::RunnerSpec spec;
+  spec.executable = "/usr/bin/python3";
+  spec.script = "/tmp/s.py";
+  spec.kwargs = {{"nan", std::nan("")},
+                 {"inf", HUGE_VAL},
+                 {"list", json::array({-HUGE_VAL, 1.5, "x"})},
+                 // the case's own tables that look like tags stay tables
+                 {"table", {{"$float", "nan"}}},
+                 {"dollars", {{"$$x", 1}, {"$", 2}}}};
+  const std::string text = spec.to_json().dump();
+  CHECK(text.find("null") == std::string::npos);
+  const gilhost::RunnerSpec back = gilhost::RunnerSpec::from_json(json::parse(text));
+  CHECK(std::isnan(back.kwargs["nan"].get<double>()));
+  CHECK(back.kwargs["inf"].get<double>() == HUGE_VAL);
+  CHECK(back.kwargs["list"][0].get<double>() == -HUGE_VAL);
+  CHECK(back.kwargs["list"][1] == 1.5);
+  CHECK(back.kwargs["list"][2] == "x");
+  CHECK(back.kwargs["table"] == json({{"$float", "nan"}}));
+  CHECK(back.kwargs["dollars"] == json({{"$$x", 1}, {"$", 2}}));
 }

@@ -68,9 +68,16 @@ void check_same(const protocol::Outcome& a, const protocol::Outcome& b) {
 }  // namespace
 
 TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
-  const protocol::ReadyEvent ready = decoded<protocol::ReadyEvent>(protocol::encode(protocol::ReadyEvent{42, 1500}));
+  const protocol::ReadyEvent ready =
+      decoded<protocol::ReadyEvent>(protocol::encode(protocol::ReadyEvent{42, 1500, 7000000000123, 900}));
   CHECK(ready.pid == 42);
   CHECK(ready.init_ns == 1500);
+  CHECK(ready.main_at_ns == 7000000000123);
+  CHECK(ready.load_ns == 900);
+  // An older runner's ready line: no start or load time, read as 0 (not said).
+  const auto old_ready = decoded<protocol::ReadyEvent>(R"({"event":"ready","pid":5,"init_ns":10})");
+  CHECK(old_ready.main_at_ns == 0);
+  CHECK(old_ready.load_ns == 0);
 
   protocol::CaseEvent embed;
   embed.mode = protocol::RunMode::embed;
@@ -125,7 +132,8 @@ TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
   CHECK(json(sub_back.per_interpreter[0])["end_ns"] == 77);
   CHECK(json(sub_back.per_interpreter[0])["result"]["big"]["$int"] == "1000000000000000000000000000000");
 
-  const auto fin = decoded<protocol::FinalizedEvent>(protocol::encode(protocol::FinalizedEvent{900, 20480, -1}));
+  const auto fin = decoded<protocol::FinalizedEvent>(protocol::encode(protocol::FinalizedEvent{900, 20480, -1, 8000000000456}));
+  CHECK(fin.at_ns == 8000000000456);
   CHECK(fin.finalize_ns == 900);
   CHECK(fin.max_rss_kb == 20480);
   CHECK(fin.status == -1);
