@@ -215,6 +215,11 @@ def _finish():
     return _json(out)
 
 
+)PY";
+
+// Exec mode only: the bracketing the runner does in C++ otherwise. Kept out of the code the runner loads
+// (a smaller marshal to read in every run).
+const char* const kExecMain = R"PY(
 def _rusage_ns():
     import resource
     s = resource.getrusage(resource.RUSAGE_SELF)
@@ -307,6 +312,11 @@ const std::string& bootstrap_source() {
   return source;
 }
 
+const std::string& exec_main_source() {
+  static const std::string source(kExecMain);
+  return source;
+}
+
 std::string to_python_literal(const nlohmann::json& v) {
   std::string out;
   switch (v.type()) {
@@ -345,7 +355,7 @@ std::string to_python_literal(const nlohmann::json& v) {
 std::string spec_statement(const nlohmann::json& spec) { return "_spec = " + to_python_literal(spec) + "\n"; }
 
 std::string bootstrap_program(const nlohmann::json& spec) {
-  return spec_statement(spec) + bootstrap_source();
+  return spec_statement(spec) + bootstrap_source() + exec_main_source();
 }
 
 }  // namespace gilhost

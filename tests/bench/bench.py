@@ -70,12 +70,17 @@ int main(int argc, char **argv) {
 """
 
 # dlopen the build's libpython, initialise, finalise: `python -c pass` as an embedding host, with nothing
-# else. The floor for gilhost-runner.
+# else. The floor for gilhost-runner. It prints when its main() began and how long each step took, as the
+# runner's events say it (CLOCK_MONOTONIC), so the two are compared phase by phase.
 EMBED_C = r"""
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <time.h>
 #include <wchar.h>
+static long long now_ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
 int main(int argc, char **argv) {
+  long long t_main = now_ns();
   void *h = dlopen(argv[1], RTLD_LAZY | RTLD_GLOBAL);
   if (!h) return 1;
   wchar_t *(*decode)(const char *, size_t *) = (wchar_t *(*)(const char *, size_t *))dlsym(h, "Py_DecodeLocale");
@@ -83,25 +88,39 @@ int main(int argc, char **argv) {
   void (*init)(int) = (void (*)(int))dlsym(h, "Py_InitializeEx");
   int (*fin)(void) = (int (*)(void))dlsym(h, "Py_FinalizeEx");
   if (!decode || !set_name || !init || !fin) return 1;
+  long long t_loaded = now_ns();
   set_name(decode(argv[2], NULL));
   init(1);
-  return fin() == 0 ? 0 : 1;
+  long long t_init = now_ns();
+  int status = fin();
+  long long t_fin = now_ns();
+  printf("{\"main_at_ns\": %lld, \"load_ns\": %lld, \"init_ns\": %lld, \"finalize_ns\": %lld, \"at_ns\": %lld}\n",
+         t_main, t_loaded - t_main, t_init - t_loaded, t_fin - t_init, t_fin);
+  fflush(stdout);
+  return status == 0 ? 0 : 1;
 }
 """
 
 
-def spawn_wall(argv, env=None, stderr=None):
-    """Seconds from spawn to reaped, with posix_spawn (no fork of this process's memory)."""
-    actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
+def spawn_timed(argv, env=None, stderr=None, stdout=None):
+    """(spawn, reaped) in CLOCK_MONOTONIC ns, with posix_spawn (no fork of this process's memory); stdout
+    to /dev/null or to the file `stdout`."""
+    actions = [(os.POSIX_SPAWN_OPEN, 1, stdout or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
     if stderr:
         actions.append((os.POSIX_SPAWN_OPEN, 2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
-    t0 = time.perf_counter()
+    t0 = time.monotonic_ns()
     pid = os.posix_spawn(argv[0], argv, env if env is not None else ENV, file_actions=actions)
     _, status = os.waitpid(pid, 0)
-    t1 = time.perf_counter()
+    t1 = time.monotonic_ns()
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise RuntimeError("%s exited with %d" % (argv, os.waitstatus_to_exitcode(status)))
-    return t1 - t0
+    return t0, t1
+
+
+def spawn_wall(argv, env=None, stderr=None):
+    """Seconds from spawn to reaped."""
+    t0, t1 = spawn_timed(argv, env, stderr)
+    return (t1 - t0) / 1e9
 
 
 def output_of(argv):
@@ -240,12 +259,43 @@ def fig_hyperfine(g, python, work, n, pairs):
 
 # --- 2. fixed cost per run, every build ----------------------------------------------------------------
 
-PHASES = ("init_ns", "bootstrap_ns", "prepare_ns", "wall_ns", "finalize_ns")
+# The child's life, in the order it is lived: spawn to main() (exec, the dynamic loader), dlopen of
+# libpython, Py_Initialize, the bootstrap, importing the case's script, the case, Py_FinalizeEx, and the
+# finalized event to the reap (exit). What is left of the life is the runner's own work between them.
+PHASES = ("exec", "load", "init", "bootstrap", "prepare", "case", "finalize", "exit")
+
+
+def phases_of(events, spawned_ns, reaped_ns):
+    """One child's phases (ms) from its JSON lines (the runner's events, or EMBED_C's one line)."""
+    ev = {}
+    for line in events:
+        ev.update(json.loads(line))
+    ms = {"exec": (ev["main_at_ns"] - spawned_ns) / 1e6, "load": ev["load_ns"] / 1e6, "init": ev["init_ns"] / 1e6,
+          "bootstrap": ev.get("bootstrap_ns", 0) / 1e6, "prepare": ev.get("prepare_ns", 0) / 1e6,
+          "case": ev.get("wall_ns", 0) / 1e6, "finalize": ev["finalize_ns"] / 1e6,
+          "exit": (reaped_ns - ev["at_ns"]) / 1e6, "life": (reaped_ns - spawned_ns) / 1e6}
+    ms["own_work"] = ms["life"] - sum(ms[p] for p in PHASES)
+    return ms
+
+
+def record_phases(r):
+    """The same phases from a gilhost run record."""
+    ns = {"exec": r["exec_ns"], "load": r["load_ns"], "init": r["init_ns"], "bootstrap": r["bootstrap_ns"],
+          "prepare": r["prepare_ns"], "case": r["wall_ns"], "finalize": r["finalize_ns"], "exit": r["exit_ns"],
+          "life": r["parent_wall_ns"]}
+    ms = {k: v / 1e6 for k, v in ns.items()}
+    ms["own_work"] = ms["life"] - sum(ms[p] for p in PHASES)
+    return ms
+
+
+def median_phases(samples):
+    return {k: median(s[k] for s in samples) for k in samples[0]} if samples else {}
 
 
 def fig_fixed_cost(g, build, work, embed, runner, per_session, rounds):
     """Per round, in turns: a session of `per_session` no-op runs (its median cycle), and as many
-    `python -c pass`, bare C embeddings and directly started runners (medians of each)."""
+    `python -c pass`, bare C embeddings and directly started runners (medians of each). The last three
+    are timed spawn to reap; the embedding and the runner also say when each phase began and ended."""
     python, lib = build["executable"], build["libpython"]
     g.run(python, "noop", {})  # the bootstrap cache and the probe cache are warm from here on
     spec = json.dumps({"libpython": lib, "executable": python, "script": cases_path(work), "mode": "call",
@@ -255,33 +305,38 @@ def fig_fixed_cost(g, build, work, embed, runner, per_session, rounds):
              "runner_direct": [runner, "--event-fd", "1", "--spec", spec]}
     if embed:
         sides["bare_embedding"] = [embed, lib, python]
-    spawn_wall(sides["runner_direct"])  # its bootstrap cache
+    events = os.path.join(work, "events.jsonl")
+    spawn_timed(sides["runner_direct"])  # its bootstrap cache
     ms = {k: [] for k in sides}
-    records, between = [], []
+    phases = {k: [] for k in ("gilhost", "runner_direct", "bare_embedding")}
+    between = []
     names = list(sides)
     for i in range(rounds):
         for k in names[i % len(names):] + names[:i % len(names)]:
             if k == "gilhost":
                 _, runs = g.run(python, "noop", {}, repeat=per_session)
                 ms[k].append(median(cycles(runs)) * 1e3)
-                records += runs[1:]
+                phases[k] += [record_phases(r) for r in runs[1:]]
                 # From one record to the next, less the next child's life: the orchestrator's own work.
                 between += [c * 1e3 - r["parent_wall_ns"] / 1e6 for c, r in zip(cycles(runs), runs[1:])]
-            else:
+            elif k == "python_c_pass":
                 ms[k].append(median(spawn_wall(sides[k]) for _ in range(per_session)) * 1e3)
+            else:
+                walls = []
+                for _ in range(per_session):
+                    t0, t1 = spawn_timed(sides[k], stdout=events)
+                    walls.append((t1 - t0) / 1e6)
+                    phases[k].append(phases_of(open(events), t0, t1))
+                ms[k].append(median(walls))
     ratios = {k: [a / b for a, b in zip(ms[k], ms["python_c_pass"])] for k in sides if k != "python_c_pass"}
     out = {"python": python, "ratio": ratio_figure(ratios["gilhost"]),
            "ms": {k: median(v) for k, v in ms.items()},
            "vs_python_c_pass": {k: ratio_figure(v) for k, v in ratios.items()}}
-    # Where a run's time goes, medians of every record (ms): the child's life as the parent saw it
-    # (vfork to reap), the runner's phases inside it, the rest of the child's life (exec, dlopen, the
-    # runner's C++, exit), and the orchestrator's work between one reap and the next spawn.
-    ph = {p[:-3]: median(r[p] for r in records) / 1e6 for p in PHASES}
-    ph["case"] = ph.pop("wall")
-    ph["child_life"] = median(r["parent_wall_ns"] for r in records) / 1e6
-    ph["child_outside_python"] = median(r["parent_wall_ns"] - sum(r[p] for p in PHASES) for r in records) / 1e6
-    ph["orchestrator_between_runs"] = median(between)
-    out["phases_ms"] = ph
+    # Where a run's time goes (ms, medians of every run): the same phases for the runner in a session,
+    # the runner started directly, and the bare embedding; and the orchestrator's work between one
+    # reap and the next spawn.
+    out["phases_ms"] = {k: median_phases(v) for k, v in phases.items() if v}
+    out["orchestrator_between_runs_ms"] = median(between)
     return out
 
 
@@ -410,16 +465,13 @@ def report(fig):
                      % (h["gilhost_ms_per_run"], h["hyperfine_mean_ms"], h["whole_command"]["ratio"],
                         h["gilhost_whole_s"], h["hyperfine_whole_s"]), h["per_run"]["ratio"] <= 1.05))
     for name, f in fig.get("fixed_cost", {}).items():
-        ph = f["phases_ms"]
         floor = f["vs_python_c_pass"].get("bare_embedding")
         rows.append(("2 fixed cost / python -c pass, %s <= 1.05x" % name, ci(f["ratio"]),
-                     "%.2f vs %.2f ms; runner alone %.3fx, bare C embedding %s; phases (ms): child %.2f = "
-                     "outside Python %.2f + init %.2f + bootstrap %.2f + prepare %.2f + case %.2f + finalize %.2f;"
-                     " between runs %.2f"
+                     "%.2f vs %.2f ms; runner alone %.3fx, bare C embedding %s; between runs %.2f ms"
                      % (f["ms"]["gilhost"], f["ms"]["python_c_pass"], f["vs_python_c_pass"]["runner_direct"]["ratio"],
-                        "%.3fx" % floor["ratio"] if floor else "-", ph["child_life"], ph["child_outside_python"],
-                        ph["init"], ph["bootstrap"], ph["prepare"], ph["case"], ph["finalize"],
-                        ph["orchestrator_between_runs"]), f["ratio"]["ratio"] <= 1.05))
+                        "%.3fx" % floor["ratio"] if floor else "-", f["orchestrator_between_runs_ms"]),
+                     f["ratio"]["ratio"] <= 1.05))
+    s = fig.get("sampler")
     s = fig.get("sampler")
     if s:
         rows.append(("3 sampler CPU at 1 ms / bare 1 ms wake-up loop <= 1.2x", ci(s["1ms"]),
@@ -454,6 +506,16 @@ def report(fig):
     for goal, value, detail, met in rows:
         tag = {True: "met", False: "NOT MET", None: ""}[met]
         print("%-66s %-40s %-8s %s" % (goal, value, tag, detail))
+    if fig.get("fixed_cost"):
+        print("\nphases of a no-op run (ms, medians): the runner in a gilhost session / the runner started directly"
+              " / the bare C embedding")
+        cols = PHASES + ("own_work", "life")
+        print("%-9s %-7s" % ("build", "side") + "".join("%10s" % c for c in cols))
+        for name, f in fig["fixed_cost"].items():
+            for side, short in (("gilhost", "session"), ("runner_direct", "direct"), ("bare_embedding", "bare C")):
+                ph = f["phases_ms"].get(side)
+                if ph:
+                    print("%-9s %-7s" % (name, short) + "".join("%10.2f" % ph[c] for c in cols))
 
 
 def main():
