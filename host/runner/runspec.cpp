@@ -1,6 +1,6 @@
 #include "runner/runspec.hpp"
 
-#include <cmath>
+#include "util/tagged_number.hpp"
 
 namespace gilhost {
 
@@ -8,21 +8,15 @@ namespace {
 using nlohmann::json;
 
 json to_wire(const json& v) {
-  if (v.is_number_float() && !std::isfinite(v.get<double>())) {
-    const double d = v.get<double>();
-    return {{"$float", std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf"}};
-  }
+  if (!v.is_structured()) return tag_non_finite(v);
   if (v.is_array()) {
     json out = json::array();
     for (const json& item : v) out.push_back(to_wire(item));
     return out;
   }
-  if (v.is_object()) {
-    json out = json::object();
-    for (const auto& [key, item] : v.items()) out[key.rfind('$', 0) == 0 ? "$" + key : key] = to_wire(item);
-    return out;
-  }
-  return v;
+  json out = json::object();
+  for (const auto& [key, item] : v.items()) out[key.rfind('$', 0) == 0 ? "$" + key : key] = to_wire(item);
+  return out;
 }
 
 json from_wire(const json& v) {
@@ -32,11 +26,7 @@ json from_wire(const json& v) {
     return out;
   }
   if (!v.is_object()) return v;
-  if (v.size() == 1 && v.contains("$float") && v["$float"].is_string()) {
-    const std::string& text = v["$float"].get_ref<const std::string&>();
-    if (text == "nan") return std::nan("");
-    if (text == "inf" || text == "-inf") return text == "inf" ? HUGE_VAL : -HUGE_VAL;
-  }
+  if (tagged_number_text(v)) return decode_tagged_number(v);  // ours: the case's own '$' keys were escaped
   json out = json::object();
   for (const auto& [key, item] : v.items()) out[key.rfind("$$", 0) == 0 ? key.substr(1) : key] = from_wire(item);
   return out;
