@@ -3,12 +3,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/checksum.hpp"
+
 namespace gilhost {
 
 namespace {
 // Kept free of imports that the interpreter has not already made at start-up (json, re, runpy, types),
 // so the host adds as little fixed cost per run as possible. Results are encoded by a small JSON writer.
-const char* const kBootstrap = R"PY(
+constexpr char kBootstrap[] = R"PY(
 import sys, os, time
 
 _state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
@@ -310,6 +312,12 @@ void append_json_string_as_python(std::string& out, const std::string& s) {
 const std::string& bootstrap_source() {
   static const std::string source(kBootstrap);
   return source;
+}
+
+std::uint64_t bootstrap_source_hash() {
+  // The text and its closing NUL, hashed by the compiler.
+  constexpr std::uint64_t hash = fnv1a64(std::string_view(kBootstrap, sizeof kBootstrap));
+  return hash;
 }
 
 const std::string& exec_main_source() {

@@ -6,6 +6,7 @@
 // outcome from `_finish()` (a JSON string). In exec mode (a build without a shared libpython) the
 // interpreter itself runs it with `python -c`, after `_spec` as a literal, with `_exec_main()` (its own
 // source) doing the bracketing with the same clock (time.monotonic_ns is CLOCK_MONOTONIC).
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,8 @@
 namespace gilhost {
 
 const std::string& bootstrap_source();
+// fnv1a64 of the source and its NUL, computed at compile time: the bootstrap cache's key.
+std::uint64_t bootstrap_source_hash();
 // `_exec_main()` and its helpers: exec mode's part only.
 const std::string& exec_main_source();
 // A Python expression equal to a JSON value (true -> True, null -> None, strings escaped).

@@ -10,7 +10,7 @@
 namespace gilhost {
 
 namespace {
-constexpr const char* kMagic = "gilhost-bootstrap 1";
+constexpr const char* kMagic = "gilhost-bootstrap 2";  // 2: the payload checked with fnv1a64_words
 
 // The first two header lines (a version string has no newline, but the header must stay three lines).
 std::string head(const std::string& python_version) {
@@ -21,14 +21,14 @@ std::string head(const std::string& python_version) {
 }  // namespace
 
 std::string bootstrap_cache_path(const std::string& dir, const std::string& python_version) {
-  const std::uint64_t key = fnv1a64(python_version, fnv1a64(bootstrap_source() + '\0'));
+  const std::uint64_t key = fnv1a64(python_version, bootstrap_source_hash());
   return (std::filesystem::path(dir) / ("bootstrap-" + hex64(key) + ".marshal")).string();
 }
 
 // Three header lines: magic, the version string with newlines escaped, "<payload size> <checksum>".
 std::string encode_bootstrap_cache(const std::string& python_version, const std::string& marshalled) {
   return head(python_version) + std::to_string(marshalled.size()) + " " +
-         hex64(fnv1a64(marshalled)) + "\n" + marshalled;
+         hex64(fnv1a64_words(marshalled)) + "\n" + marshalled;
 }
 
 std::optional<std::string> decode_bootstrap_cache(const std::string& file, const std::string& python_version) {
@@ -41,7 +41,7 @@ std::optional<std::string> decode_bootstrap_cache(const std::string& file, const
   if (space == std::string::npos) return std::nullopt;
   std::string payload = file.substr(eol + 1);
   if (sizes.substr(0, space) != std::to_string(payload.size())) return std::nullopt;
-  if (sizes.substr(space + 1) != hex64(fnv1a64(payload))) return std::nullopt;
+  if (sizes.substr(space + 1) != hex64(fnv1a64_words(payload))) return std::nullopt;
   return payload;
 }
 

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 
 #include "helpers.hpp"
+#include "runner/bootstrap.hpp"
 #include "runner/bootstrap_cache.hpp"
+#include "util/checksum.hpp"
 #include "util/fd.hpp"
 
 using namespace gilhost;
@@ -39,8 +41,26 @@ TEST_CASE("bootstrap cache: torn, corrupt or foreign files are refused", "[boots
     CHECK_FALSE(decode_bootstrap_cache(flipped, kVersion));
   }
   CHECK_FALSE(decode_bootstrap_cache(file + "x", kVersion));
-  CHECK_FALSE(decode_bootstrap_cache("gilhost-bootstrap 2\n" + file.substr(file.find('\n') + 1), kVersion));
+  // The format before this one (its payload checked byte by byte) is refused, not misread.
+  CHECK_FALSE(decode_bootstrap_cache("gilhost-bootstrap 1\n" + file.substr(file.find('\n') + 1), kVersion));
   CHECK_FALSE(decode_bootstrap_cache("", kVersion));
+}
+
+TEST_CASE("bootstrap cache: the key is the source's hash, the payload check sees every byte", "[bootstrap_cache]") {
+  // Computed by the compiler, equal to the hash of the text the runner compiles.
+  CHECK(bootstrap_source_hash() == fnv1a64(bootstrap_source() + '\0'));
+  std::string data(203, '\0');  // 25 words and a 3-byte tail
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+  const std::uint64_t clean = fnv1a64_words(data);
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    for (const int bit : {0x01, 0x80}) {
+      std::string flipped = data;
+      flipped[i] = static_cast<char>(static_cast<unsigned char>(flipped[i]) ^ bit);
+      INFO("byte " << i << " bit " << bit);
+      CHECK(fnv1a64_words(flipped) != clean);
+    }
+  }
+  CHECK(fnv1a64_words(data.substr(0, 202)) != clean);  // a cut changes it too
 }
 
 TEST_CASE("bootstrap cache: one file per build, written atomically, never throwing", "[bootstrap_cache]") {
