@@ -3,7 +3,7 @@
 
     python3 tests/bench/spawn_ab.py N 'CMD0' 'CMD1' ...   # each CMD split as a shell would (shlex)
 
-Each of N rounds runs every command once, in a fresh random order (posix_spawn, stdout to /dev/null,
+Each of N rounds runs every command once, in a fresh random order (posix_spawnp: PATH is searched, stdout to /dev/null,
 waitpid); prints each command's median time and the median of its per-round ratios to CMD0, with a
 bootstrap 95 % interval. docs/performance.md uses it to compare a runner against the previous commit's,
 beside `python -c pass` and the bare C embedding.
@@ -18,7 +18,7 @@ import time
 
 def spawn_ms(argv):
     t0 = time.monotonic_ns()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
     os.waitpid(pid, 0)
     return (time.monotonic_ns() - t0) / 1e6
 
