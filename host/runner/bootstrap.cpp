@@ -142,6 +142,19 @@ def _gil_forced():
     return bool(_spec.get("free_threaded")) and getattr(sys.flags, "gil", None) == 1
 
 
+def _check_not_shadowed(name, script):
+    # A call case imports its script by name. A script named like a module this interpreter has imported
+    # already (abc.py, io.py, stat.py) would get that module instead, and the case "has no attribute".
+    loaded = sys.modules.get(name)
+    if loaded is None:
+        return
+    where = getattr(loaded, "__file__", None)
+    if where and os.path.realpath(where) == os.path.realpath(script):
+        return
+    raise ImportError("%s cannot be imported as %r: Python has its own module of that name, imported already "
+                      "(%s); rename the script" % (script, name, where or "built in"))
+
+
 def _prepare():
     exe = _spec["executable"]
     # spawn and forkserver start `sys.executable`: it must be the interpreter, never the host.
@@ -159,6 +172,8 @@ def _prepare():
     try:
         if _spec["mode"] == "call":
             name = module_name or os.path.splitext(os.path.basename(script))[0]
+            if not module_name:
+                _check_not_shadowed(name, script)
             __import__(name)
             _state["fn"] = getattr(sys.modules[name], _spec["function"])
         elif module_name:

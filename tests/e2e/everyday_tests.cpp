@@ -162,6 +162,34 @@ TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e
   CHECK(bad.err.find("not a module name") != std::string::npos);
 }
 
+TEST_CASE("a call case's script named like a module Python has already imported is a clear error", "[e2e][everyday]") {
+  const std::string build = embeddable_build();
+  REQUIRE_FALSE(build.empty());
+  Sandbox sb("everyday");
+  std::ofstream(sb.dir / "abc.py") << "def f():\n    return 1\n";  // abc: imported by every interpreter's start-up
+  std::ofstream(sb.dir / "shadow.toml") << "[experiment]\nname = \"shadow\"\nscript = \"abc.py\"\n"
+                                           "[[case]]\nname = \"f\"\ncall = \"f\"\n";
+  const auto r = sb.gilhost("run shadow.toml -p " + build + " --repeat 1 -o s.jsonl");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);  // the implied expectation (status ok) failed
+  auto lines = json_lines(sb.dir / "s.jsonl");
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1]["status"] == "error");
+  CHECK(lines[1]["error"]["type"] == "ImportError");
+  CHECK(lines[1]["error"]["message"].get<std::string>().find("rename the script") != std::string::npos);
+
+  // The same function from a file of another name runs.
+  fs::rename(sb.dir / "abc.py", sb.dir / "abc_case.py");
+  std::ofstream(sb.dir / "fine.toml") << "[experiment]\nname = \"fine\"\nscript = \"abc_case.py\"\n"
+                                         "[[case]]\nname = \"f\"\ncall = \"f\"\n";
+  const auto ok = sb.gilhost("run fine.toml -p " + build + " --repeat 1 -o f.jsonl");
+  INFO(ok.out << ok.err);
+  CHECK(ok.exit_code == 0);
+  lines = json_lines(sb.dir / "f.jsonl");
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1]["result"] == 1);
+}
+
 TEST_CASE("every everyday option is in gilhost run --help", "[e2e][everyday]") {
   const auto run_help = gilhost::run_capture({kGilhost, "run", "--help"}, 30);
   CHECK(run_help.exit_code == 0);
