@@ -25,13 +25,28 @@ TempDir TempDir::owned(const std::string& parent, const std::string& what) {
   return TempDir(parent, std::to_string(::getpid()) + "-" + what);
 }
 
+namespace {
+// The pid in a name owned() makes, PID-WHAT-XXXXXX (WHAT lowercase letters, XXXXXX mkdtemp's six
+// characters); 0 for any other name. Exactly that shape: the folders these live in hold other things
+// named "<digits>-...", such as a download kept as "21686766-python3.14_3.14.7.orig.tar.gz" (its URL's
+// hash, which is all digits now and then).
+long owner_pid(const std::string& name) {
+  const std::size_t dash = name.find('-');
+  if (dash == 0 || dash == std::string::npos || name.find_first_not_of("0123456789") != dash) return 0;
+  const std::size_t second = name.find('-', dash + 1);
+  if (second == std::string::npos || second == dash + 1 || name.size() != second + 7) return 0;
+  for (std::size_t i = dash + 1; i < second; ++i)
+    if (name[i] < 'a' || name[i] > 'z') return 0;
+  return std::strtol(name.c_str(), nullptr, 10);
+}
+}  // namespace
+
 void TempDir::remove_orphans(const std::string& parent) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(parent, ec)) {
-    const std::string name = e.path().filename().string();
-    const std::size_t dash = name.find('-');
-    if (dash == 0 || dash == std::string::npos || name.find_first_not_of("0123456789") != dash) continue;
-    const long pid = std::strtol(name.c_str(), nullptr, 10);
+    std::error_code type_ec;
+    if (e.symlink_status(type_ec).type() != fs::file_type::directory) continue;  // owned() makes folders only
+    const long pid = owner_pid(e.path().filename().string());
     // Gone for sure only when kill says so: EPERM is a live process of another user.
     if (pid > 0 && pid <= 0x7fffffff && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
       std::error_code ignored;

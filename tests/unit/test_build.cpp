@@ -497,9 +497,19 @@ TEST_CASE("TempDir::owned: named for this process; remove_orphans takes only tho
   fs::create_directories(tmp / "1-build-abcdef");                // init: alive (or not ours to judge)
   fs::create_directories(tmp / "staging");
   fs::create_directories(tmp / "-build-x");
+  // What else lives beside them: downloads kept under their URL's hash, which can be all digits (a CI run
+  // lost its download so), and folders of other shapes.
+  write_file(tmp / "21686766-python3.14_3.14.7.orig.tar.gz", "tarball");
+  write_file(tmp / "21686766-python3.14_3.14.7.orig.tar.gz.sha256", "sum");
+  write_file(tmp / "999999999-file-abcdef", "a file, not a folder owned() made");
+  fs::create_directories(tmp / "999999999-Build-abcdef");
+  fs::create_directories(tmp / "999999999-build-abcdefg");
   gilhost::TempDir::remove_orphans(tmp.str());
-  CHECK(entries(tmp.path()) ==
-        std::vector<std::string>{"-build-x", "1-build-abcdef", fs::path(mine.path()).filename().string(), "staging"});
+  std::vector<std::string> kept{"-build-x", "1-build-abcdef", "21686766-python3.14_3.14.7.orig.tar.gz",
+                                "21686766-python3.14_3.14.7.orig.tar.gz.sha256", fs::path(mine.path()).filename().string(),
+                                "999999999-Build-abcdef", "999999999-build-abcdefg", "999999999-file-abcdef", "staging"};
+  std::sort(kept.begin(), kept.end());
+  CHECK(entries(tmp.path()) == kept);
   gilhost::TempDir::remove_orphans((tmp / "missing").string());  // nothing there: nothing to do
 }
 
