@@ -39,6 +39,16 @@ std::string embeddable_build() {
   return label;
 }
 
+// Writes the experiment `toml` to NAME.toml in the sandbox, runs it once on `build` into NAME.jsonl, checks
+// gilhost's exit status, and returns the file's lines (the meta line first).
+std::vector<json> run_file_once(const Sandbox& sb, const std::string& name, const std::string& toml,
+                                const std::string& build, int exit_code) {
+  std::ofstream(sb.dir / (name + ".toml")) << toml;
+  const auto r = sb.gilhost("run " + name + ".toml -p " + build + " --repeat 1 -o " + name + ".jsonl");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == exit_code);
+  return json_lines(sb.dir / (name + ".jsonl"));
+}
 
 }  // namespace
 
@@ -146,17 +156,13 @@ TEST_CASE("-m module runs as python -m runs it; a TOML names modules too", "[e2e
   CHECK(lines[1]["stderr"].get<std::string>().find("No module named no_such_module_here") != std::string::npos);
 
   // In a file: a call into a module by name.
-  std::ofstream(sb.dir / "m.toml") << "[experiment]\nname = \"m\"\nmodule = \"pkg\"\n"
-                                      "[[case]]\nname = \"double\"\ncall = \"double\"\nparams = { n = 21 }\n";
-  const auto c = sb.gilhost("run m.toml -p " + build + " --repeat 1 -o call.jsonl");
-  INFO(c.out << c.err);
-  CHECK(c.exit_code == 0);
-  lines = json_lines(sb.dir / "call.jsonl");
+  lines = run_file_once(sb, "call", "[experiment]\nname = \"m\"\nmodule = \"pkg\"\n"
+                                    "[[case]]\nname = \"double\"\ncall = \"double\"\nparams = { n = 21 }\n", build, 0);
   REQUIRE(lines.size() == 2);
   CHECK(lines[1]["result"] == 42);
 
   // Misuse: files and -m together, a name that is not one.
-  CHECK(sb.gilhost("run m.toml -m pkg").exit_code == 2);
+  CHECK(sb.gilhost("run call.toml -m pkg").exit_code == 2);
   const auto bad = sb.gilhost("run -m 'a-b'");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("not a module name") != std::string::npos);
@@ -167,12 +173,9 @@ TEST_CASE("a call case's script named like a module Python has already imported 
   REQUIRE_FALSE(build.empty());
   Sandbox sb("everyday");
   std::ofstream(sb.dir / "abc.py") << "def f():\n    return 1\n";  // abc: imported by every interpreter's start-up
-  std::ofstream(sb.dir / "shadow.toml") << "[experiment]\nname = \"shadow\"\nscript = \"abc.py\"\n"
-                                           "[[case]]\nname = \"f\"\ncall = \"f\"\n";
-  const auto r = sb.gilhost("run shadow.toml -p " + build + " --repeat 1 -o s.jsonl");
-  INFO(r.out << r.err);
-  CHECK(r.exit_code == 1);  // the implied expectation (status ok) failed
-  auto lines = json_lines(sb.dir / "s.jsonl");
+  const std::string call_f = "[[case]]\nname = \"f\"\ncall = \"f\"\n";
+  // Exit status 1: the implied expectation (status ok) failed.
+  auto lines = run_file_once(sb, "shadow", "[experiment]\nname = \"shadow\"\nscript = \"abc.py\"\n" + call_f, build, 1);
   REQUIRE(lines.size() == 2);
   CHECK(lines[1]["status"] == "error");
   CHECK(lines[1]["error"]["type"] == "ImportError");
@@ -180,12 +183,7 @@ TEST_CASE("a call case's script named like a module Python has already imported 
 
   // The same function from a file of another name runs.
   fs::rename(sb.dir / "abc.py", sb.dir / "abc_case.py");
-  std::ofstream(sb.dir / "fine.toml") << "[experiment]\nname = \"fine\"\nscript = \"abc_case.py\"\n"
-                                         "[[case]]\nname = \"f\"\ncall = \"f\"\n";
-  const auto ok = sb.gilhost("run fine.toml -p " + build + " --repeat 1 -o f.jsonl");
-  INFO(ok.out << ok.err);
-  CHECK(ok.exit_code == 0);
-  lines = json_lines(sb.dir / "f.jsonl");
+  lines = run_file_once(sb, "fine", "[experiment]\nname = \"fine\"\nscript = \"abc_case.py\"\n" + call_f, build, 0);
   REQUIRE(lines.size() == 2);
   CHECK(lines[1]["result"] == 1);
 }
