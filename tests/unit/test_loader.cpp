@@ -1,6 +1,8 @@
 // config/loader: experiment files from inline TOML, and the errors (with file:line:column) of bad ones.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -570,6 +572,16 @@ params = { n = 20 }
   CHECK(find(ex, "plain").params["extra"] == "x");
   CHECK(find(ex, "threads[workers=2]").params["workers"] == 2);  // a sweep still sweeps
   CHECK(ex.to_json()["param_overrides"]["n"] == 7);
+  // NaN and infinities (TOML nan, inf) are written tagged wherever the file holds the case's values: JSON
+  // text has no literal for them, and dump() would write null.
+  o.params = {{"n", std::nan("")}, {"workers", HUGE_VAL}};
+  const nlohmann::json tagged = gilhost::load_experiment_text(text, sb.toml_path, o).to_json();
+  CHECK(tagged["param_overrides"]["n"] == nlohmann::json({{"$float", "nan"}}));
+  CHECK(tagged["param_overrides"]["workers"] == nlohmann::json({{"$float", "inf"}}));
+  CHECK(tagged["params"]["n"] == nlohmann::json({{"$float", "nan"}}));
+  CHECK(tagged["cases"][2]["name"] == "plain");
+  CHECK(tagged["cases"][2]["params"]["n"] == nlohmann::json({{"$float", "nan"}}));
+  CHECK(tagged["cases"][2]["params"]["workers"] == nlohmann::json({{"$float", "inf"}}));
 
   o = gilhost::LoadOptions();
   o.case_globs = {"thr*"};
