@@ -307,7 +307,6 @@ ChildResult run_child(const ChildRequest& req) {
     if (!pidfd || ready_at(kPid) || res.timed_out || res.interrupted) reaped = group.try_reap(status, res.usage);
   }
   const std::int64_t reaped_at = monotonic_ns();
-  res.wall_ns = reaped_at - start;
   res.spawned_at_ns = start;
   res.reaped_at_ns = reaped_at;
   // The pipe closes as an exiting process drops its descriptors, a moment before it can be reaped: only

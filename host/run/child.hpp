@@ -58,8 +58,8 @@ struct ChildResult {
   bool timed_out = false;
   bool interrupted = false;
   rusage usage{};  // wait4: the child and every descendant it waited for
-  std::int64_t wall_ns = 0;
   std::int64_t spawned_at_ns = 0, reaped_at_ns = 0;  // CLOCK_MONOTONIC: just before vfork, as wait4 returned
+  std::int64_t wall_ns() const { return reaped_at_ns - spawned_at_ns; }  // 0 when nothing ran
   protocol::EventLog events;         // every line of the event pipe, decoded as it arrived
   int event_fd = 3;                  // the event pipe's number in the child (for notes)
   bool events_closed_early = false;  // the event pipe reached EOF while the child was still running

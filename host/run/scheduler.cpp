@@ -165,12 +165,12 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
 
   if (cs && !cs->note.empty()) note += (note.empty() ? "" : "; ") + cs->note;
 
-  r.wall_ns = cs ? cs->wall_ns : child.wall_ns;
+  r.wall_ns = cs ? cs->wall_ns : child.wall_ns();
   r.exit_code = child.exit_code;
   r.signal = child.signal;
   r.note = note;
   r.wall_from = cs ? "runner" : "parent";
-  r.parent_wall_ns = child.wall_ns;
+  r.parent_wall_ns = child.wall_ns();
   r.init_ns = cs ? cs->init_ns.value_or(0) : 0;
   r.prepare_ns = cs ? cs->prepare_ns : 0;
   if (cs && cs->bootstrap_ns) {
