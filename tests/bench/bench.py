@@ -274,8 +274,7 @@ def phases_of(events, spawned_ns, reaped_ns):
           "bootstrap": ev.get("bootstrap_ns", 0) / 1e6, "prepare": ev.get("prepare_ns", 0) / 1e6,
           "case": ev.get("wall_ns", 0) / 1e6, "finalize": ev["finalize_ns"] / 1e6,
           "exit": (reaped_ns - ev["at_ns"]) / 1e6, "life": (reaped_ns - spawned_ns) / 1e6}
-    ms["own_work"] = ms["life"] - sum(ms[p] for p in PHASES)
-    return ms
+    return with_own_work(ms)
 
 
 def record_phases(r):
@@ -283,7 +282,11 @@ def record_phases(r):
     ns = {"exec": r["exec_ns"], "load": r["load_ns"], "init": r["init_ns"], "bootstrap": r["bootstrap_ns"],
           "prepare": r["prepare_ns"], "case": r["wall_ns"], "finalize": r["finalize_ns"], "exit": r["exit_ns"],
           "life": r["parent_wall_ns"]}
-    ms = {k: v / 1e6 for k, v in ns.items()}
+    return with_own_work({k: v / 1e6 for k, v in ns.items()})
+
+
+def with_own_work(ms):
+    """`ms` with the life less every phase: the runner's own work between them."""
     ms["own_work"] = ms["life"] - sum(ms[p] for p in PHASES)
     return ms
 
@@ -328,7 +331,8 @@ def fig_fixed_cost(g, build, work, embed, runner, per_session, rounds):
                 for _ in range(per_session):
                     t0, t1 = spawn_timed(sides[k], stdout=events)
                     walls.append((t1 - t0) / 1e6)
-                    phases[k].append(phases_of(open(events), t0, t1))
+                    with open(events) as lines:
+                        phases[k].append(phases_of(lines, t0, t1))
                 ms[k].append(median(walls))
     ratios = {k: [a / b for a, b in zip(ms[k], ms["python_c_pass"])] for k in sides if k != "python_c_pass"}
     out = {"python": python, "ratio": ratio_figure(ratios["gilhost"]),
