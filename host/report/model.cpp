@@ -220,7 +220,7 @@ Table build_machines(const Section& s) {
 std::string machines_note(const Section& s) {
   std::vector<std::string> groups;
   for (const auto& m : s.machines)
-    groups.push_back(join(s.builds_on(m.hostname), ", ") + " on " + (m.hostname.empty() ? "?" : m.hostname));
+    groups.push_back(join(s.builds_on(m.hostname), ", ") + " on " + host_label(m));
   return "these columns come from " + std::to_string(s.machines.size()) + " machines: " + join(groups, "; ") +
          ". Only columns measured on one machine compare builds; across machines the machines differ too "
          "(measure the builds in one session, -p A -p B, for ratios)";
@@ -397,6 +397,8 @@ std::string vs_baseline_text(const Section& s, const std::string& case_name, con
   auto it = s.vs_baseline.find({case_name, interpreter});
   return it == s.vs_baseline.end() ? "-" : format_ratio(it->second);
 }
+
+std::string host_label(const MachineRecord& machine) { return machine.hostname.empty() ? "?" : machine.hostname; }
 
 std::string machine_summary(const MachineRecord& m) {
   std::string out = fmt::format("{} · {} cores", m.cpu_model, m.cores);

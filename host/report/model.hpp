@@ -135,6 +135,7 @@ ReportModel build_session_report(const std::string& path, const MetaRecord& meta
 std::string verdict_mark(const Cell& cell);  // ✓ / ✗ / ""
 std::string vs_baseline_text(const Section& s, const std::string& case_name, const std::string& interpreter);
 std::string machine_summary(const MachineRecord& machine);  // "AMD EPYC · 2 cores · Linux 6.1 · x86_64"
+std::string host_label(const MachineRecord& machine);       // its hostname, or "?" where the record has none
 std::string params_text(const nlohmann::json& params);     // "n=4, size=10"
 
 }  // namespace gilhost

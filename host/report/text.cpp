@@ -62,7 +62,7 @@ std::string section_text(const Section& s) {
   if (s.multi_host()) {
     out += "machines:\n";
     for (const auto& m : s.machines)
-      out += "  " + (m.hostname.empty() ? "?" : m.hostname) + ": " + machine_summary(m) + " — " + join(s.builds_on(m.hostname), ", ") + "\n";
+      out += "  " + host_label(m) + ": " + machine_summary(m) + " — " + join(s.builds_on(m.hostname), ", ") + "\n";
   }
   if (s.compares_builds()) {
     out += "\n" + render_text_table(s.vs_baseline_table);
