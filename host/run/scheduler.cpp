@@ -183,7 +183,7 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
     r.exec_ns = ready->main_at_ns - child.spawned_at_ns;
     r.load_ns = ready->load_ns;
   }
-  if (fin && fin->at_ns > 0 && child.reaped_at_ns > 0) r.exit_ns = child.reaped_at_ns - fin->at_ns;
+  if (fin && fin->at_ns > 0) r.exit_ns = child.reaped_at_ns - fin->at_ns;
   if (cs) r.cpu = case_cpu(cs->cpu);
   const std::int64_t cpu_ns = r.cpu ? r.cpu->cpu_ns : 0;
   r.cpu_per_wall = r.wall_ns > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(r.wall_ns) : 0.0;
