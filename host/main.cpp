@@ -5,11 +5,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <exception>
 #include <iostream>
+#include <new>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "config/limits.hpp"
 #include "run/session.hpp"
 #include "util/gilhost_version.hpp"
 #include "util/strings.hpp"
@@ -20,14 +25,15 @@ using namespace gilhost;
 namespace {
 
 // CLI11's own range checks print the whole range of a double; these say what is wanted.
-CLI::Validator whole_number_at_least(long min) {
+CLI::Validator whole_number_at_least(long min, long max = 1000000000) {
   return CLI::Validator(
-      [min](std::string& v) -> std::string {
+      [min, max](std::string& v) -> std::string {
         char* end = nullptr;
         errno = 0;
         const long n = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || errno != 0 || n < min || n > 1000000000)
-          return "'" + v + "' is not a whole number of at least " + std::to_string(min);
+        if (v.empty() || *end != '\0' || errno != 0 || n < min || n > max)
+          return "'" + v + "' is not a whole number of at least " + std::to_string(min) + " (and at most " +
+                 std::to_string(max) + ")";
         return {};
       },
       "INT>=" + std::to_string(min));
@@ -38,16 +44,38 @@ CLI::Validator seconds_above_zero() {
       [](std::string& v) -> std::string {
         char* end = nullptr;
         const double d = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end != '\0' || !(d > 0) || !std::isfinite(d))
-          return "'" + v + "' is not a number of seconds above 0";
+        if (v.empty() || *end != '\0' || !(d > 0) || !(d <= limits::kMaxTimeoutS))
+          return "'" + v + "' is not a number of seconds above 0 and at most a week";
         return {};
       },
       "SECONDS>0");
 }
 
+// Allocation failure anywhere (a thread, a destructor, a noexcept function included) ends gilhost with
+// this, never an abort on an uncaught std::bad_alloc.
+[[noreturn]] void out_of_memory() {
+  static const char message[] =
+      "gilhost: out of memory (a ulimit, or an experiment too large for this machine: docs/config.md, Limits)\n";
+  (void)!::write(2, message, sizeof message - 1);
+  std::_Exit(2);
+}
+
+[[noreturn]] void on_terminate() {
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      out_of_memory();
+    } catch (...) {
+    }
+  }
+  std::abort();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::set_terminate(on_terminate);
   CLI::App app{"gilhost — measure how Python's concurrency models behave, on every Python build found.\n"
                "Each run is a fresh child process that loads that build's libpython; the host times it from outside."};
   app.set_version_flag("--version", GILHOST_VERSION);
@@ -68,12 +96,15 @@ int main(int argc, char** argv) {
   run->add_option("--profile", ro.profile, "Apply a [profile.NAME] of the file");
   run->add_flag("-q,--quick", ro.quick, "Same as --profile quick");
   run->add_option("-o,--output", ro.output, "Results file (JSON Lines; default results/NAME-TIMESTAMP-PID.jsonl, this session's own); a file named here that holds sessions already is appended to, and the new meta line says so");
-  run->add_option("--repeat", ro.repeat, "Measured runs per case and interpreter (overrides the file)")->check(whole_number_at_least(1));
-  run->add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")->check(whole_number_at_least(0));
+  run->add_option("--repeat", ro.repeat, "Measured runs per case and interpreter (overrides the file)")->check(whole_number_at_least(1, limits::kMaxRounds));
+  run->add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")
+      ->check(whole_number_at_least(0, limits::kMaxRounds));
   run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (overrides the file)")->check(seconds_above_zero());
   run->add_flag("--show-output", ro.show_output, "Copy the scripts' output to stderr as they run");
   run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
+  run->add_flag("--no-thread-states", ro.no_thread_states,
+                "Do not sample each thread's state (on CPU, waiting for a core, the GIL, a lock, I/O, sleep)");
   run->add_flag("--exec", ro.force_exec, "Run each interpreter itself as the child (exec mode: no in-process features)");
   run->add_option("--case", ro.case_globs, "Run only the cases whose name matches GLOB (threads*, *workers=2*; repeatable)")
       ->type_name("GLOB");
@@ -105,12 +136,14 @@ int main(int argc, char** argv) {
   pythons->add_flag("--json", as_json, "Print JSON");
   pythons->add_flag("--no-cache", co.no_cache, "Probe again instead of using the cache");
 
-  auto* report = app.add_subcommand("report", "Render results files: the table, or Markdown, HTML, JSON or CSV");
+  auto* report = app.add_subcommand("report", "Render results files: the table, or Markdown, HTML, JSON, CSV or a thread trace");
   ReportOptionsCli rep;
   report->add_option("results", rep.files, "Results files (.jsonl); several are merged (see merge) into one report")
       ->required()->check(CLI::ExistingFile);
-  report->add_option("-f,--format", rep.format, "text (default), md, html (one self-contained page), json (summary cells), csv (one row per run)")
-      ->check(CLI::IsMember({"text", "md", "html", "json", "csv"}));
+  report->add_option("-f,--format", rep.format,
+                     "text (default), md, html (one self-contained page), json (summary cells), csv (one row per run), "
+                     "trace (the runs' thread timelines as Chrome Trace Event JSON, for Perfetto UI or chrome://tracing)")
+      ->check(CLI::IsMember({"text", "md", "html", "json", "csv", "trace"}));
   report->add_option("-o,--output", rep.output, "Write to this file (atomically) instead of stdout");
   report->add_option("--baseline-python", rep.baseline_python, "Add a column 'vs SEL' per cell: wall / wall of this build (3.12, 3.13t, a label), paired by repeat");
   report->add_flag("--no-details", rep.no_details, "Only the grid, not the per-cell details");
@@ -211,6 +244,8 @@ int main(int argc, char** argv) {
         }
       return cmd_merge(merge_args.front(), {merge_args.begin() + 1, merge_args.end()}, merge_opts, merge_force);
     }
+  } catch (const std::bad_alloc&) {
+    out_of_memory();
   } catch (const std::exception& e) {
     std::cerr << "gilhost: " << e.what() << "\n";
     return 2;

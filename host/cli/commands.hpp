@@ -21,7 +21,7 @@ int cmd_check(const std::vector<std::string>& files);
 
 struct ReportOptionsCli {
   std::vector<std::string> files;
-  std::string format = "text";  // text, md, html, json, csv
+  std::string format = "text";  // text, md, html, json, csv, trace
   std::string output;           // "" = stdout
   std::string baseline_python;
   bool no_details = false;

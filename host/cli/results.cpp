@@ -10,6 +10,7 @@
 #include "report/model.hpp"
 #include "report/table.hpp"
 #include "report/text.hpp"
+#include "report/trace.hpp"
 #include "results/record_json.hpp"
 #include "results/results_file.hpp"
 #include "util/fd.hpp"
@@ -58,10 +59,13 @@ int cmd_report(const ReportOptionsCli& o) {
   else if (o.format == "md") text = render_markdown(model);
   else if (o.format == "html") text = render_html(model);
   else if (o.format == "json") text = summary_json(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  else if (o.format == "trace") text = chrome_trace(model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   else text = runs_csv(model);
   emit(text, o.output);
   if (model.malformed_lines) std::cerr << "gilhost: " << model.malformed_lines << " malformed lines skipped\n";
   if (model.sections.empty()) std::cerr << "gilhost: no records in " << join(o.files, ", ") << "\n";
+  if (o.format == "trace" && !model.sections.empty() && traced_runs(model) == 0)
+    std::cerr << "gilhost: no run in " << join(o.files, ", ") << " has thread states: the trace is empty\n";
   if (o.format != "text")  // the text report prints its notes itself
     for (const auto& s : model.sections)
       for (const auto& n : s.notes) std::cerr << "gilhost: " << n << "\n";
@@ -86,6 +90,10 @@ int cmd_compare(const CompareOptionsCli& o) {
   }
   c.path_a = o.a;
   c.path_b = o.b;
+  // As report and merge do: a line left out is said, never dropped without a word.
+  for (const auto* side : {&a, &b})
+    if (side->malformed_lines)
+      std::cerr << "gilhost: " << side->sources.front() << ": " << side->malformed_lines << " malformed lines skipped\n";
   if (o.format == "json") emit(comparison_json(c).dump(2) + "\n", o.output);
   else if (o.format == "md") emit(render_comparison_markdown(c), o.output);
   else emit(render_comparison_text(c), o.output);

@@ -50,11 +50,22 @@ std::string toml_quote(const std::string& text) {
 
 namespace {
 
+// "{x}" -> "{{x}}": what argv's substitution gives back as "{x}".
+std::string escape_braces(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    out += ch;
+    if (ch == '{' || ch == '}') out += ch;
+  }
+  return out;
+}
+
 // One main-mode case named `name`; `what_runs` is the [experiment] line naming the script or module.
 std::string main_experiment_toml(const std::string& name, const std::string& shown_as, const std::string& what_runs,
                                  const std::vector<std::string>& argv) {
   std::string args;
-  for (const auto& a : argv) args += (args.empty() ? "" : ", ") + toml_quote(a);
+  // Arguments after -- are literal: their braces are escaped from the file's {param} substitution.
+  for (const auto& a : argv) args += (args.empty() ? "" : ", ") + toml_quote(escape_braces(a));
   return "[experiment]\n"
          "name = " + toml_quote(name) + "\n"
          "description = " + toml_quote(shown_as + " run as __main__" + (argv.empty() ? "" : " with " + join(argv, " "))) + "\n" +

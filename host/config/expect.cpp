@@ -1,32 +1,86 @@
 #include "config/expect.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+
 #include "util/tagged_number.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
 
 namespace {
-template <typename T>
-bool compare_as(CompareOp op, T x, T y) {
+
+// An integer's exact decimal text ("-12", "9223372036854775808"), if `v` is one (tagged or not).
+std::optional<std::string> integer_text(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
+  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+  if (v.is_object() && v.contains("$int")) return tagged_number_text(v);
+  return std::nullopt;
+}
+
+// -1, 0 or 1: the order of two canonical decimal integers, of any length.
+int compare_integers(const std::string& a, const std::string& b) {
+  const bool neg_a = a[0] == '-', neg_b = b[0] == '-';
+  if (neg_a != neg_b) return neg_a ? -1 : 1;
+  const std::string_view x = std::string_view(a).substr(neg_a), y = std::string_view(b).substr(neg_b);
+  int magnitude = x.size() != y.size() ? (x.size() < y.size() ? -1 : 1) : x.compare(y) < 0 ? -1 : x.compare(y) > 0;
+  return neg_a ? -magnitude : magnitude;
+}
+
+// The order of an integer and a double, exactly; nullopt when the double is NaN.
+std::optional<int> compare_integer_double(const std::string& n, double d) {
+  if (std::isnan(d)) return std::nullopt;
+  if (std::isinf(d)) return d > 0 ? -1 : 1;
+  const double whole = std::floor(d);
+  std::string text = fmt::format("{:.0f}", whole);  // exact: a double's integer part has finitely many digits
+  if (text == "-0") text = "0";
+  const int c = compare_integers(n, text);
+  return c != 0 ? c : whole != d ? -1 : 0;  // n == floor(d) < d when d has a fraction
+}
+
+// The order of two numbers (tagged ones decoded), integers exactly whatever their size; nullopt when
+// either is no number or a NaN is involved.
+std::optional<int> compare_numbers(const nlohmann::json& a, const nlohmann::json& b) {
+  const auto ia = integer_text(a), ib = integer_text(b);
+  if (ia && ib) return compare_integers(*ia, *ib);
+  const nlohmann::json da = decode_tagged_number(a), db = decode_tagged_number(b);
+  if (!da.is_number() || !db.is_number()) return std::nullopt;
+  if (ia) return compare_integer_double(*ia, db.get<double>());
+  if (ib) {
+    const auto c = compare_integer_double(*ib, da.get<double>());
+    return c ? std::optional<int>(-*c) : std::nullopt;
+  }
+  const double x = da.get<double>(), y = db.get<double>();
+  if (std::isnan(x) || std::isnan(y)) return std::nullopt;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+bool holds(CompareOp op, int order) {
   switch (op) {
-    case CompareOp::eq: return x == y;
-    case CompareOp::ne: return x != y;
-    case CompareOp::lt: return x < y;
-    case CompareOp::le: return x <= y;
-    case CompareOp::gt: return x > y;
-    case CompareOp::ge: return x >= y;
+    case CompareOp::eq: return order == 0;
+    case CompareOp::ne: return order != 0;
+    case CompareOp::lt: return order < 0;
+    case CompareOp::le: return order <= 0;
+    case CompareOp::gt: return order > 0;
+    case CompareOp::ge: return order >= 0;
   }
   return false;
 }
+
+bool is_number(const nlohmann::json& v) { return decode_tagged_number(v).is_number(); }
+
 }  // namespace
 
-bool compare_json(CompareOp op, const nlohmann::json& tagged_a, const nlohmann::json& tagged_b) {
-  // A NaN, an infinity or a big integer from the runner compares as the number it is.
-  const nlohmann::json a = decode_tagged_number(tagged_a), b = decode_tagged_number(tagged_b);
-  if (a.is_number() && b.is_number()) {
-    // Integers beyond double precision still compare exactly when both are integers.
-    if (a.is_number_integer() && b.is_number_integer()) return compare_as(op, a.get<long long>(), b.get<long long>());
-    return compare_as(op, a.get<double>(), b.get<double>());
+bool compare_json(CompareOp op, const nlohmann::json& a, const nlohmann::json& b) {
+  // A NaN, an infinity or a big integer from the runner compares as the number it is; integers compare
+  // exactly (2**63 is more than 9223372036854775807, 10**400 is no infinity).
+  if (is_number(a) && is_number(b)) {
+    if (const auto order = compare_numbers(a, b)) return holds(op, *order);
+    return op == CompareOp::ne;  // NaN: unordered, equal to nothing
   }
   if (op == CompareOp::eq) return a == b;
   if (op == CompareOp::ne) return a != b;

@@ -64,7 +64,7 @@ nlohmann::json Experiment::to_json() const {
   return {{"name", name},       {"description", description}, {"path", path},
           {"script", script},   {"module", module},           {"interpreters", interpreters}, {"repeat", repeat},
           {"warmup", warmup},   {"timeout_s", timeout_s},     {"sample_interval_ms", sample_interval_ms},
-          {"baseline", baseline}, {"env", env},               {"article", article},
+          {"thread_states", thread_states}, {"baseline", baseline}, {"env", env},               {"article", article},
           {"params", tag_non_finite(params)},   {"profile", profile},         {"cases", cases_json},
           {"param_overrides", tag_non_finite(param_overrides)}, {"case_globs", case_globs}, {"views", views_json},
           {"extract_options", extract_options}};

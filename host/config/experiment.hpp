@@ -82,6 +82,7 @@ struct Experiment {
   int warmup = 0;
   double timeout_s = 300;
   int sample_interval_ms = 10;
+  bool thread_states = true;  // sample every thread's state (measure/thread_states); --no-thread-states
   std::string baseline;
   std::map<std::string, std::string> env;
   nlohmann::json article = nlohmann::json::object();

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "config/adhoc.hpp"
+#include "config/limits.hpp"
 #include "config/toml_guard.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
@@ -134,6 +135,7 @@ class Loader {
       for (const auto& [c, src] : sources)
         if (!base_names.count(c)) error(src, "profile '" + name + "' names unknown case '" + c + "'");
 
+    check_plan_size(ex);
     if (!ex.baseline.empty()) {
       bool found = false;
       for (const auto& c : ex.cases) found |= (c.name == ex.baseline || c.base_name == ex.baseline);
@@ -188,7 +190,7 @@ class Loader {
     return std::nullopt;
   }
 
-  std::optional<std::int64_t> get_int(const toml::table& t, const char* key, std::int64_t min) {
+  std::optional<std::int64_t> get_int(const toml::table& t, const char* key, std::int64_t min, std::int64_t max) {
     const toml::node* n = t.get(key);
     if (!n) return std::nullopt;
     auto v = n->as_integer();
@@ -196,8 +198,9 @@ class Loader {
       error(n->source(), std::string("'") + key + "' must be an integer");
       return std::nullopt;
     }
-    if (v->get() < min) {
-      error(n->source(), std::string("'") + key + "' must be at least " + std::to_string(min));
+    if (v->get() < min || v->get() > max) {
+      error(n->source(), std::string("'") + key + "' must be from " + std::to_string(min) + " to " + std::to_string(max) +
+                             (v->get() > max && max >= limits::kMaxRounds ? " (gilhost's limit: docs/config.md, Limits)" : ""));
       return std::nullopt;
     }
     return v->get();
@@ -213,8 +216,9 @@ class Loader {
       error(n->source(), std::string("'") + key + "' must be a number of seconds");
       return std::nullopt;
     }
-    if (!(value > 0)) {
-      error(n->source(), std::string("'") + key + "' must be more than 0 seconds");
+    if (!(value > 0) || !(value <= limits::kMaxTimeoutS)) {
+      error(n->source(), std::string("'") + key + "' must be more than 0 seconds and at most a week (" +
+                             std::to_string(static_cast<long>(limits::kMaxTimeoutS)) + ")");
       return std::nullopt;
     }
     return value;
@@ -265,18 +269,27 @@ class Loader {
 
   void read_experiment(const toml::table& t, Experiment& ex) {
     check_keys(t, {"name", "description", "script", "module", "interpreters", "repeat", "warmup", "timeout",
-                   "sample_interval_ms", "baseline", "env", "article", "extract"}, "[experiment]");
-    if (auto v = get_string(t, "name")) ex.name = *v;
+                   "sample_interval_ms", "thread_states", "baseline", "env", "article", "extract"}, "[experiment]");
+    if (auto v = get_string(t, "name")) {
+      // The name is part of the results file's path: it must not lead out of results/.
+      if (v->empty() || v->find('/') != std::string::npos || v->find("..") != std::string::npos ||
+          v->find('\0') != std::string::npos)
+        error(t.get("name")->source(), "name = \"" + *v + "\" cannot name a results file: no '/', no '..', not empty");
+      else
+        ex.name = *v;
+    }
     if (auto v = get_string(t, "description")) ex.description = *v;
     read_script_or_module(t, ex.script, ex.module);
     if (t.get("interpreters")) {
       ex.interpreters = get_strings(t, "interpreters");
       if (ex.interpreters.empty()) error(t.get("interpreters")->source(), "'interpreters' is empty: write [\"all\"] for every build found");
     }
-    if (auto v = get_int(t, "repeat", 1)) ex.repeat = static_cast<int>(*v);
-    if (auto v = get_int(t, "warmup", 0)) ex.warmup = static_cast<int>(*v);
+    if (auto v = get_int(t, "repeat", 1, limits::kMaxRounds)) ex.repeat = static_cast<int>(*v);
+    if (auto v = get_int(t, "warmup", 0, limits::kMaxRounds)) ex.warmup = static_cast<int>(*v);
+    rounds_src_ = t.get("repeat") ? t.get("repeat")->source() : t.source();
     if (auto v = get_seconds(t, "timeout")) ex.timeout_s = *v;
-    if (auto v = get_int(t, "sample_interval_ms", 1)) ex.sample_interval_ms = static_cast<int>(*v);
+    if (auto v = get_int(t, "sample_interval_ms", 1, limits::kMaxSampleIntervalMs)) ex.sample_interval_ms = static_cast<int>(*v);
+    if (auto v = get_bool(t, "thread_states")) ex.thread_states = *v;
     if (auto v = get_string(t, "baseline")) {
       ex.baseline = *v;
       baseline_src_ = t.get("baseline")->source();
@@ -344,8 +357,8 @@ class Loader {
   Profile read_profile(const std::string& name, const toml::table& t) {
     check_keys(t, {"repeat", "warmup", "timeout", "params", "cases"}, "a [profile.*] table");
     Profile p;
-    if (auto v = get_int(t, "repeat", 1)) p.repeat = static_cast<int>(*v);
-    if (auto v = get_int(t, "warmup", 0)) p.warmup = static_cast<int>(*v);
+    if (auto v = get_int(t, "repeat", 1, limits::kMaxRounds)) p.repeat = static_cast<int>(*v);
+    if (auto v = get_int(t, "warmup", 0, limits::kMaxRounds)) p.warmup = static_cast<int>(*v);
     p.timeout_s = get_seconds(t, "timeout");
     if (auto params = table_at(t, "params")) p.params = to_json(*params);
     p.cases = get_strings(t, "cases");
@@ -401,7 +414,7 @@ class Loader {
         error(t.get("status")->source(), "status must be one of ok, error, timeout, crashed");
       e.status = *v;
     }
-    if (auto v = get_int(t, "exit_code", -255)) e.exit_code = static_cast<int>(*v);
+    if (auto v = get_int(t, "exit_code", -255, 255)) e.exit_code = static_cast<int>(*v);
     e.error = get_string(t, "error");
     e.stdout_contains = get_string(t, "stdout");
     e.stderr_contains = get_string(t, "stderr");
@@ -411,10 +424,14 @@ class Loader {
     return e;
   }
 
-  // "{name}" in argv -> the param's value; unknown names are errors.
+  // "{name}" in argv -> the param's value; unknown names are errors; "{{" and "}}" are a brace itself.
   std::string substitute(const std::string& arg, const nlohmann::json& params, const toml::source_region& src) {
     std::string out;
     for (std::size_t i = 0; i < arg.size(); ++i) {
+      if ((arg[i] == '{' || arg[i] == '}') && i + 1 < arg.size() && arg[i + 1] == arg[i]) {
+        out += arg[i++];
+        continue;
+      }
       if (arg[i] == '{') {
         std::size_t close = arg.find('}', i);
         if (close != std::string::npos) {
@@ -432,6 +449,24 @@ class Loader {
       out += arg[i];
     }
     return out;
+  }
+
+  // Whether a case's sweep, with the `before` cases already read, stays within limits::kMaxCases.
+  bool sweep_fits(const toml::table& sweep, std::size_t before) {
+    std::int64_t count = 1;
+    std::vector<std::string> sizes;
+    for (auto&& [k, v] : sweep) {
+      const toml::array* values = v.as_array();
+      const auto n = static_cast<std::int64_t>(values ? values->size() : 1);
+      sizes.push_back(std::to_string(n));
+      count = n > 0 && count > limits::kMaxCases / n ? limits::kMaxCases + 1 : count * std::max<std::int64_t>(n, 1);
+    }
+    if (count + static_cast<std::int64_t>(before) <= limits::kMaxCases) return true;
+    error(sweep.source(), "this sweep makes " + (count > limits::kMaxCases ? "more than " + std::to_string(limits::kMaxCases)
+                                                                           : std::to_string(count)) +
+                              " cases (" + join(sizes, " x ") + "); an experiment has at most " +
+                              std::to_string(limits::kMaxCases) + " (docs/config.md, Limits)");
+    return false;
   }
 
   void read_case(const toml::table& t, Experiment& ex) {
@@ -460,7 +495,7 @@ class Loader {
       error(t.source(), "case '" + *name + "': no script (set [experiment] script or module, or the case's)");
     c.params = ex.params;
     if (auto p = table_at(t, "params")) c.params.merge_patch(to_json(*p));
-    if (auto v = get_int(t, "subinterpreters", 1)) c.subinterpreters = static_cast<int>(*v);
+    if (auto v = get_int(t, "subinterpreters", 1, limits::kMaxSubinterpreters)) c.subinterpreters = static_cast<int>(*v);
     if (auto v = get_string(t, "gil")) {
       if (auto gil = parse_subinterpreter_gil(*v)) c.gil = *gil;
       else error(t.get("gil")->source(), "gil must be \"own\" or \"shared\"");
@@ -479,9 +514,9 @@ class Loader {
     std::vector<std::string> argv_templates = get_strings(t, "argv");
     if (!argv_templates.empty() && !main) error(t.get("argv")->source(), "argv is for main = true cases");
 
-    // Sweeps: the cartesian product of every key's values.
+    // Sweeps: the cartesian product of every key's values, counted before it is made.
     std::vector<nlohmann::json> combos{nlohmann::json::object()};
-    if (auto sweep = table_at(t, "sweep")) {
+    if (auto sweep = table_at(t, "sweep"); sweep && sweep_fits(*sweep, ex.cases.size())) {
       for (auto&& [k, v] : *sweep) {
         const toml::array* values = v.as_array();
         if (!values || values->empty()) {
@@ -498,7 +533,13 @@ class Loader {
         combos = std::move(next);
       }
     }
+    if (ex.cases.size() + combos.size() > static_cast<std::size_t>(limits::kMaxCases)) {
+      error(t.source(), "case '" + *name + "' is past the " + std::to_string(limits::kMaxCases) +
+                            " cases an experiment may have (docs/config.md, Limits)");
+      return;
+    }
     const bool has_sweep = t.get("sweep") != nullptr;
+    std::set<std::string> names;
     for (const auto& combo : combos) {
       Case expanded = c;
       expanded.sweep_values = combo;
@@ -508,8 +549,10 @@ class Loader {
       for (auto& [k, v] : profile_params_.items())
         if (!combo.contains(k)) expanded.params[k] = v;
       if (combo.contains("subinterpreters")) {
-        if (!combo["subinterpreters"].is_number_integer() || combo["subinterpreters"].get<int>() < 1)
-          error(t.get("sweep")->source(), "sweep.subinterpreters values must be integers >= 1");
+        if (!combo["subinterpreters"].is_number_integer() || combo["subinterpreters"].get<std::int64_t>() < 1 ||
+            combo["subinterpreters"].get<std::int64_t>() > limits::kMaxSubinterpreters)
+          error(t.get("sweep")->source(), "sweep.subinterpreters values must be integers from 1 to " +
+                                              std::to_string(limits::kMaxSubinterpreters));
         else
           expanded.subinterpreters = combo["subinterpreters"].get<int>();
       }
@@ -517,6 +560,11 @@ class Loader {
         std::vector<std::string> parts;
         for (auto& [k, v] : combo.items()) parts.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
         expanded.name = c.base_name + "[" + join(parts, ",") + "]";
+        // [1, "1"] or [1, 1]: two cases one name would pool into one cell.
+        if (!names.insert(expanded.name).second) {
+          error(t.get("sweep")->source(), "the sweep makes case '" + expanded.name + "' twice: its values must differ as text");
+          continue;
+        }
       } else {
         expanded.name = c.base_name;
       }
@@ -543,19 +591,20 @@ class Loader {
       v.title = get_string(t, "title").value_or("");
       const std::string kind = get_string(t, "kind").value_or("");
       if (auto k = parse_view_kind(kind)) v.kind = *k;
-      else error(t.get("kind") ? t.get("kind")->source() : t.source(), "a [[view]] needs kind = \"ratio\" or \"value\"");
+      else error(t.get("kind") ? t.get("kind")->source() : t.source(), "a [[view]] needs kind = \"ratio\", \"value\" or \"gil_wait\"");
       v.a = view_case(t, "a", ex);
       if (v.kind == ViewKind::ratio) v.b = view_case(t, "b", ex);
       else if (t.get("b")) error(t.get("b")->source(), "'b' is for kind = \"ratio\"");
       v.key = get_string(t, "key").value_or("");
       if (v.kind == ViewKind::value && v.key.empty()) error(t.source(), "a value view needs key = \"a.dotted.key\" of the case's result");
+      if (v.kind == ViewKind::gil_wait && t.get("key")) error(t.get("key")->source(), "'key' is not for kind = \"gil_wait\" (it reads the thread states)");
       v.unit = get_string(t, "unit").value_or("");
       if (const toml::node* a = t.get("article")) {
         if (auto i = a->as_integer()) v.article = static_cast<double>(i->get());
         else if (auto f = a->as_floating_point()) v.article = f->get();
         else error(a->source(), "'article' must be a number (the article's figure)");
       }
-      if (v.title.empty()) v.title = v.kind == ViewKind::ratio ? v.a + " / " + v.b : v.a + " " + v.key;
+      if (v.title.empty()) v.title = v.kind == ViewKind::ratio ? v.a + " / " + v.b : v.kind == ViewKind::gil_wait ? v.a + " GIL wait" : v.a + " " + v.key;
       ex.views.push_back(std::move(v));
     }
   }
@@ -578,8 +627,18 @@ class Loader {
     return "";
   }
 
+  // Rounds x cases within limits::kMaxPlannedRuns (each build multiplies them again when it runs).
+  void check_plan_size(const Experiment& ex) {
+    const auto runs = static_cast<std::int64_t>(ex.repeat + ex.warmup) * static_cast<std::int64_t>(ex.cases.size());
+    if (runs > limits::kMaxPlannedRuns)
+      error(rounds_src_, std::to_string(ex.repeat + ex.warmup) + " rounds x " + std::to_string(ex.cases.size()) + " cases is " +
+                             std::to_string(runs) + " runs a build; gilhost plans at most " +
+                             std::to_string(limits::kMaxPlannedRuns) + " (docs/config.md, Limits)");
+  }
+
   std::string path_;
   std::string profile_;
+  toml::source_region rounds_src_;  // where repeat is written, else the [experiment] table
   nlohmann::json profile_params_;
   fs::path dir_;
   toml::source_region baseline_src_;

@@ -2,11 +2,18 @@
 
 namespace gilhost {
 
-const char* view_kind_name(ViewKind kind) { return kind == ViewKind::ratio ? "ratio" : "value"; }
+const char* view_kind_name(ViewKind kind) {
+  switch (kind) {
+    case ViewKind::ratio: return "ratio";
+    case ViewKind::value: return "value";
+    case ViewKind::gil_wait: return "gil_wait";
+  }
+  return "value";
+}
 
 std::optional<ViewKind> parse_view_kind(const std::string& name) {
-  if (name == "ratio") return ViewKind::ratio;
-  if (name == "value") return ViewKind::value;
+  for (ViewKind k : {ViewKind::ratio, ViewKind::value, ViewKind::gil_wait})
+    if (name == view_kind_name(k)) return k;
   return std::nullopt;
 }
 

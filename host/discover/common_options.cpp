@@ -11,6 +11,7 @@ Discovery discover_all(const CommonOptions& o, ProbeCache& cache) {
       strip_gil_suffix(p);  // a path+gil is that path's build, run with its GIL forced on
       d.explicit_paths.push_back(p);
     }
+  d.selectors = o.pythons;
   if (o.no_discovery) d.use_path = d.use_pyenv = d.use_uv = d.use_gilhost_builds = false;
   return discover(d, cache);
 }

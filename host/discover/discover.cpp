@@ -1,11 +1,14 @@
 #include "discover/discover.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <set>
 
+#include "discover/selector.hpp"
 #include "util/paths.hpp"
 #include "util/strings.hpp"
 
@@ -43,6 +46,35 @@ void add_versions_dir(const fs::path& dir, const std::string& source, std::vecto
       }
     }
   }
+}
+
+// The minor version a candidate's path names (python3.12, versions/3.12.1/bin/python3, 3.14.7t/bin/python3).
+std::optional<Version> named_version(const std::string& executable) {
+  static const std::regex file_re(R"(python(3\.[0-9]+)t?)");
+  static const std::regex folder_re(R"(([0-9]+\.[0-9]+)(\.[0-9]+)?t?)");
+  const fs::path p(executable);
+  std::smatch m;
+  const std::string file = p.filename().string();
+  if (std::regex_match(file, m, file_re)) return Version::parse(m[1].str());
+  const std::string folder = p.parent_path().parent_path().filename().string();
+  if (p.parent_path().filename() == "bin" && std::regex_match(folder, m, folder_re)) return Version::parse(m[1].str());
+  return std::nullopt;
+}
+
+// Whether a build of version `v` could be picked by `selectors`: only plain versions ("3.12", "3.12.1",
+// "3.13t", each also with +gil) rule a build out before it is probed.
+bool could_select(const std::vector<std::string>& selectors, const Version& v) {
+  if (selectors.empty()) return true;
+  for (std::string s : selectors) {
+    s = trim(s);
+    strip_gil_suffix(s);
+    if (s.size() >= 2 && s.back() == 't') s.pop_back();
+    const auto dot = s.find('.');
+    const auto parsed = Version::parse(s);
+    if (dot == std::string::npos || !parsed || !std::isdigit(static_cast<unsigned char>(s[0]))) return true;
+    if (parsed->major == v.major && parsed->minor == v.minor) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -92,6 +124,8 @@ std::vector<Candidate> find_candidates(const DiscoverOptions& o) {
 Discovery discover(const DiscoverOptions& o, ProbeCache& cache) {
   Discovery d;
   for (const auto& c : find_candidates(o)) {
+    // A build whose path names a version no selector wants is not started (a hung one costs 30 s).
+    if (const auto v = named_version(c.executable); v && c.source != "explicit" && !could_select(o.selectors, *v)) continue;
     std::string error;
     if (auto interp = cache.probe(c.executable, c.source, error)) d.found.push_back(std::move(*interp));
     else d.problems.push_back({c.executable, c.source, error});

@@ -19,6 +19,8 @@ struct DiscoverOptions {
   std::string pyenv_root;                   // empty: $PYENV_ROOT or ~/.pyenv
   std::string uv_dir;                       // empty: $UV_PYTHON_INSTALL_DIR or ~/.local/share/uv/python
   std::string builds_dir;                   // empty: builds_dir(), $XDG_DATA_HOME/gilhost/pythons
+  // -p: a candidate whose path names a version none of these could pick is not probed (empty: all are).
+  std::vector<std::string> selectors;
 };
 
 struct Candidate {

@@ -57,10 +57,31 @@ bool parse_probe_output(const std::string& output, Interpreter& out) {
   return true;
 }
 
+namespace {
+
+// "SIZE|MTIME" of a file, "" when it is none: what a cached libpython must still be to be loaded.
+std::string file_identity(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  return std::to_string(st.st_size) + "|" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+}
+
+// Whether a cached answer still describes the build: its libpython is the file the probe found.
+bool still_true(const nlohmann::json& entry, const Interpreter& interp) {
+  if (interp.libpython.empty()) return true;
+  const auto id = entry.find("libpython_id");
+  return id != entry.end() && id->is_string() && *id == file_identity(interp.libpython);
+}
+
+}  // namespace
+
 ProbeCache::ProbeCache(std::string path, bool enabled) : path_(std::move(path)), enabled_(enabled) {
   if (!enabled_) return;
   try {
-    auto j = nlohmann::json::parse(read_file(path_), nullptr, false);
+    // Only a file of ours that no one else may write, never through a link or a FIFO: what it says is run.
+    const auto text = read_private_file(path_);
+    if (!text) return;
+    auto j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_object() && j.value("format", 0) == 1 && j.contains("entries")) {
       entries_ = j["entries"];
       if (j.contains("failed") && j["failed"].is_object()) failed_ = j["failed"];
@@ -92,13 +113,18 @@ std::optional<Interpreter> ProbeCache::probe(const std::string& executable, cons
     error = failed_[key].get<std::string>();
     return std::nullopt;
   }
-  if (enabled_ && entries_.contains(key)) {
-    interp = Interpreter::from_json(entries_[key]);
+  if (enabled_ && entries_.contains(key)) interp = Interpreter::from_json(entries_[key]);
+  if (enabled_ && entries_.contains(key) && still_true(entries_[key], interp)) {
     classify_support(interp);
   } else {
+    interp = Interpreter{};
     Captured c = run_capture({executable, "-I", "-c", probe_source()}, 30.0);
     if (c.timed_out) {
       error = "the probe timed out after 30 s";
+      if (enabled_) {  // as any failed probe: a hung build costs the 30 s once, not every session
+        failed_[key] = error;
+        dirty_ = true;
+      }
       return std::nullopt;
     }
     if (c.exit_code != 0 || !parse_probe_output(c.out, interp)) {
@@ -114,6 +140,7 @@ std::optional<Interpreter> ProbeCache::probe(const std::string& executable, cons
     interp.realpath = real.string();
     if (enabled_) {
       entries_[key] = interp.to_json();
+      entries_[key]["libpython_id"] = file_identity(interp.libpython);
       dirty_ = true;
     }
   }
@@ -126,7 +153,7 @@ std::optional<Interpreter> ProbeCache::probe(const std::string& executable, cons
 void ProbeCache::save() {
   if (!enabled_ || !dirty_) return;
   try {
-    fs::create_directories(fs::path(path_).parent_path());
+    ensure_private_dir(fs::path(path_).parent_path().string());
     write_file_atomic(path_, nlohmann::json{{"format", 1}, {"entries", entries_}, {"failed", failed_}}.dump(1));
     dirty_ = false;
   } catch (const std::exception&) {

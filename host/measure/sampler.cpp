@@ -267,15 +267,26 @@ bool TreeSampler::sample_member(pid_t pid, Member& m, bool full, Sample& s, std:
   return true;
 }
 
+void TreeSampler::sample_threads(int interval_ms) {
+  threads_ = std::make_unique<ThreadStateSampler>(root_, start_ns_, interval_ms);
+}
+
+ThreadObservations TreeSampler::take_thread_observations() {
+  return threads_ ? threads_->take() : ThreadObservations{};
+}
+
 void TreeSampler::sample() {
   const std::int64_t t0 = monotonic_ns();
   const long tick = ticks_++;
-  if (tick % rescan_every_ == 0) rescan();
+  const bool rescanned = tick % rescan_every_ == 0;
+  if (rescanned) rescan();
   const bool full = tick % stat_every_ == 0;
   Sample s;
   s.t_ns = t0 - start_ns_;
   std::uint64_t ticks = 0;
-  for (auto& [pid, member] : members_) sample_member(pid, member, full, s, ticks);
+  for (auto& [pid, member] : members_)
+    if (sample_member(pid, member, full, s, ticks) && threads_) threads_->sample_process(pid, member.threads, rescanned);
+  if (threads_) threads_->end_tick();
   s.cpu_s = static_cast<double>(ticks) / clock_ticks_;
   if (s.processes > 0) {
     samples_.push_back(s);

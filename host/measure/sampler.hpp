@@ -18,11 +18,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "measure/thread_states.hpp"
 #include "util/fd.hpp"
 
 namespace gilhost {
@@ -53,7 +55,11 @@ struct Sample {
 class TreeSampler {
  public:
   TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter = 0, int stat_every_ticks = 1);
+  // Also read every thread's state each tick (measure/thread_states), at `interval_ms`.
+  void sample_threads(int interval_ms);
   void sample();
+  // What the thread-state sampler read (empty when it was off).
+  ThreadObservations take_thread_observations();
   // After the run: peaks and a timeline downsampled to at most `max_points`.
   nlohmann::json summary(std::size_t max_points = 200) const;
 
@@ -100,6 +106,7 @@ class TreeSampler {
   std::int64_t peak_rss_ = 0, peak_root_rss_ = 0;
   int peak_threads_ = 0, peak_procs_ = 0;
   std::int64_t cost_ns_ = 0;
+  std::unique_ptr<ThreadStateSampler> threads_;
 };
 
 }  // namespace gilhost

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "util/json_depth.hpp"
+
 namespace gilhost::protocol {
 
 using nlohmann::json;
@@ -93,6 +95,16 @@ json event_json(const CaseEvent& e) {
   return j;
 }
 
+json event_json(const GilEvent& e) {
+  json j = {{"event", "gil"}, {"interpreter", e.interpreter}, {"has_gil", e.has_gil}, {"helper_tid", e.helper_tid}};
+  if (e.futex_hi > e.futex_lo) {
+    j["futex_lo"] = e.futex_lo;
+    j["futex_hi"] = e.futex_hi;
+  }
+  if (!e.note.empty()) j["note"] = e.note;
+  return j;
+}
+
 json event_json(const FinalizedEvent& e) {
   return {{"event", "finalized"}, {"finalize_ns", e.finalize_ns}, {"max_rss_kb", e.max_rss_kb}, {"status", e.status},
           {"at_ns", e.at_ns}};
@@ -106,6 +118,13 @@ json event_json(const RunnerErrorEvent& e) {
 
 std::string encode(const Event& event) {
   const json j = std::visit([](const auto& e) { return event_json(e); }, event);
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string encode(const Event& event, const Envelope& from) {
+  json j = std::visit([](const auto& e) { return event_json(e); }, event);
+  j["pid"] = from.pid;
+  j["token"] = from.token;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -141,6 +160,13 @@ void read(const json& j, const char* key, int& out) {
     const std::int64_t n = as_int64(*v, key);
     if (n < std::numeric_limits<int>::min() || n > std::numeric_limits<int>::max()) wrong(key, "a 32-bit integer");
     out = static_cast<int>(n);
+  }
+}
+void read(const json& j, const char* key, std::uint64_t& out) {
+  if (const json* v = field(j, key)) {
+    if (!v->is_number_integer() || (!v->is_number_unsigned() && v->get<std::int64_t>() < 0))
+      wrong(key, "an address (an integer >= 0)");
+    out = v->get<std::uint64_t>();
   }
 }
 void read(const json& j, const char* key, bool& out) {
@@ -272,6 +298,16 @@ Event event_from(const json& j) {
     read(j, "load_ns", e.load_ns);
     return e;
   }
+  if (name == "gil") {
+    GilEvent e;
+    read(j, "interpreter", e.interpreter);
+    read(j, "has_gil", e.has_gil);
+    read(j, "futex_lo", e.futex_lo);
+    read(j, "futex_hi", e.futex_hi);
+    read(j, "note", e.note);
+    read(j, "helper_tid", e.helper_tid);
+    return e;
+  }
   if (name == "finalized") {
     FinalizedEvent e;
     read(j, "finalize_ns", e.finalize_ns);
@@ -295,6 +331,10 @@ Event event_from(const json& j) {
 
 Decoded decode(const std::string& line) {
   Decoded out;
+  if (json_nested_deeper_than(line)) {  // the runner cuts values at 64 levels: this is no runner's line
+    out.error = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return out;
+  }
   const json j = json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     out.error = "not a JSON object";
@@ -302,7 +342,10 @@ Decoded decode(const std::string& line) {
   }
   try {
     out.event = event_from(j);
+    read(j, "pid", out.from.pid);
+    read(j, "token", out.from.token);
   } catch (const DecodeError& e) {
+    out.event.reset();
     out.error = e.what();
   }
   return out;

@@ -3,6 +3,7 @@
 // key. Both C++ producers (runner_main, subinterpreters) encode here; the Python bootstrap writes the
 // `case` event of exec mode itself, in this same format (tests/unit/test_protocol.cpp runs it). gilhost
 // decodes every line here, strictly: a known event with a field of the wrong type is no event.
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -12,12 +13,22 @@
 
 namespace gilhost::protocol {
 
+// Who sent an event: the sender's pid as it wrote, and the token gilhost gave the runner for this run
+// (--token, or the bootstrap's _spec in exec mode), which no other writer to the channel knows.
+struct Envelope {
+  std::int64_t pid = 0;
+  std::string token;
+};
+
 // One line, without its newline. Strings that are not UTF-8 are written with U+FFFD in their place.
 std::string encode(const Event& event);
+// The same, with who sent it ("pid", "token"): what the runner writes.
+std::string encode(const Event& event, const Envelope& from);
 
 struct Decoded {
   std::optional<Event> event;
   std::string error;  // why the line is no event, when `event` is empty
+  Envelope from;      // as the line says (0 and "" where it does not)
 };
 Decoded decode(const std::string& line);
 

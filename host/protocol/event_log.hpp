@@ -1,24 +1,44 @@
 #pragma once
 // What one run's event channel brought, decoded once as the lines arrive (run/child.cpp): the first event
 // of each kind, and a count of the lines that were no event, never silently dropped.
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "protocol/codec.hpp"
 #include "protocol/events.hpp"
 
 namespace gilhost::protocol {
 
 struct EventLog {
   std::optional<ReadyEvent> ready;
+  std::vector<GilEvent> gils;  // one per interpreter, the first for each
   std::optional<CaseEvent> case_event;
   std::optional<FinalizedEvent> finalized;
   std::optional<RunnerErrorEvent> runner_error;
   int unreadable = 0;            // lines that are no event (not JSON, a torn or foreign write, a bad field)
   std::string first_unreadable;  // the first of them, cut to 120 bytes
   std::string first_unreadable_why;
+  // Events that were not the runner's, refused: from another process (a fork that returned from the case),
+  // without the run's token (the script wrote to the channel), or out of protocol order (ready, gil, case,
+  // finalized; an error before the case).
+  int foreign = 0;
+  std::string first_foreign;  // why the first was refused: "a 'case' event from pid 12, not the runner's (10)"
 
+  // From now on, only events with `token` from process `pid` (the runner gilhost started), in protocol
+  // order, are kept. Without it (tests of the decoding alone) every readable event is, the first of a kind.
+  void expect(std::string token, std::int64_t pid);
   // One line without its newline; an empty line is nothing.
   void take_line(const std::string& line);
+
+ private:
+  bool checking_ = false;
+  std::string token_;
+  std::int64_t pid_ = 0;
+  int stage_ = 0;  // how far the runner got: 0 nothing yet, 1 ready, 2 case, 3 finalized (or an error)
+  // Why `event` from `from` is not the runner's next one, or "" when it is (and the stage moves on).
+  std::string refusal(const Event& event, const Envelope& from);
 };
 
 }  // namespace gilhost::protocol

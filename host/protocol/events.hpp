@@ -77,6 +77,17 @@ struct ReadyEvent {
   std::int64_t load_ns = 0;
 };
 
+// Where one interpreter's GIL lives in the runner's process (runner/gil_locator), said once per
+// interpreter before the case: the futex words a thread waiting for that GIL sleeps on, [futex_lo,
+// futex_hi). The host tells GIL waits from lock waits with it (measure/thread_states).
+struct GilEvent {
+  std::int64_t interpreter = 0;  // 0: the main interpreter; 1..N: the runner's subinterpreters
+  bool has_gil = false;          // false: a thread that needed it never waited (free-threaded, GIL off)
+  std::uint64_t futex_lo = 0, futex_hi = 0;
+  std::string note;              // why it could not be located, when has_gil and no window
+  std::int64_t helper_tid = 0;   // the runner's own thread that waited for it: none of the case's threads
+};
+
 // The case, bracketed with CLOCK_MONOTONIC and getrusage, and its outcome.
 struct CaseEvent {
   RunMode mode = RunMode::embed;
@@ -111,7 +122,7 @@ struct RunnerErrorEvent {
   std::string message;
 };
 
-using Event = std::variant<ReadyEvent, CaseEvent, FinalizedEvent, RunnerErrorEvent>;
+using Event = std::variant<ReadyEvent, GilEvent, CaseEvent, FinalizedEvent, RunnerErrorEvent>;
 
 const char* to_string(RunMode mode);
 const char* to_string(RunnerStage stage);

@@ -65,6 +65,10 @@ bool Api::load(const SharedLibrary& lib, std::string& error) {
   GILHOST_REQUIRED(PyThreadState_Swap);
   GILHOST_OPTIONAL(Py_EndInterpreter);
   GILHOST_OPTIONAL(Py_NewInterpreterFromConfig);
+  GILHOST_OPTIONAL(PyInterpreterState_Get);
+  GILHOST_OPTIONAL(PyThreadState_New);
+  GILHOST_OPTIONAL(PyThreadState_Clear);
+  GILHOST_OPTIONAL(PyThreadState_DeleteCurrent);
 #undef GILHOST_REQUIRED
 #undef GILHOST_OPTIONAL
   if (!Py_SetProgramName && !(PyInitConfig_Create && Py_InitializeFromInitConfig)) {

@@ -14,6 +14,7 @@ namespace gilhost::py {
 
 struct PyObject;       // opaque
 struct PyThreadState;  // opaque
+struct PyInterpreterState;  // opaque
 struct PyInitConfig;   // opaque (3.14+, PEP 741)
 using PyGILState_STATE = int;
 
@@ -98,12 +99,20 @@ struct Api {
   PyThreadState* (*PyThreadState_Get)() = nullptr;
   PyThreadState* (*PyThreadState_Swap)(PyThreadState*) = nullptr;
   void (*Py_EndInterpreter)(PyThreadState*) = nullptr;
+  // A thread state of our own for an interpreter (runner/gil_locator); all exported since 3.9.
+  PyInterpreterState* (*PyInterpreterState_Get)() = nullptr;
+  PyThreadState* (*PyThreadState_New)(PyInterpreterState*) = nullptr;
+  void (*PyThreadState_Clear)(PyThreadState*) = nullptr;
+  void (*PyThreadState_DeleteCurrent)() = nullptr;
   // 3.12+; absent means no subinterpreters with their own GIL. Returns PyStatus by value.
   PyStatus (*Py_NewInterpreterFromConfig)(PyThreadState**, const PyInterpreterConfig*) = nullptr;
 
   // Resolves every symbol; false with `error` naming the first required one that is missing.
   bool load(const SharedLibrary& lib, std::string& error);
   bool has_subinterpreters() const { return Py_NewInterpreterFromConfig && Py_EndInterpreter; }
+  bool has_thread_states() const {
+    return PyInterpreterState_Get && PyThreadState_New && PyThreadState_Clear && PyThreadState_DeleteCurrent;
+  }
 };
 
 // Owns one reference, released through Py_DecRef (the exported function, so layout-free).

@@ -10,7 +10,9 @@
 #include <tuple>
 
 #include "report/metrics.hpp"
+#include "report/summary.hpp"
 #include "report/table.hpp"
+#include "report/threads.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
 
@@ -114,6 +116,10 @@ bool Comparison::different_sessions() const {
   return true;
 }
 
+bool Comparison::has_gil_wait() const {
+  return std::any_of(rows.begin(), rows.end(), [](const CompareRow& r) { return r.gil_a || r.gil_b; });
+}
+
 int fail_on_change_status(const Comparison& c) { return c.changed() > 0 ? 1 : 0; }
 
 std::string match_key(const RunRecord& run, const std::string& by) {
@@ -146,13 +152,15 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
   };
   auto group = [&](const std::vector<ResultsLine>& lines) {
     Side s;
-    for (const auto& line : lines) {
-      const auto* r = std::get_if<RunRecord>(&line);
-      if (!r || r->warmup) continue;
-      Key k{r->experiment, r->case_name, match_key(*r, options.by)};
+    std::vector<RunRecord> runs;
+    for (const auto& line : lines)
+      if (const auto* r = std::get_if<RunRecord>(&line); r && !r->warmup) runs.push_back(*r);
+    // Runs of one case with different params are different cells, as in a report.
+    for (auto& r : distinguish_params(std::move(runs))) {
+      Key k{r.experiment, r.case_name, match_key(r, options.by)};
       if (!s.runs.count(k)) s.order.push_back(k);
-      s.runs[k].push_back(*r);
-      add_unique(s.labels[k], r->interpreter);
+      add_unique(s.labels[k], r.interpreter);
+      s.runs[k].push_back(std::move(r));
     }
     return s;
   };
@@ -182,6 +190,8 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
     row.wall_b = compute_stats(wb);
     row.ratio = wall_ratio(sb.runs[k], sa.runs[k]);
     judge(row, wa, wb, options);
+    row.gil_a = median_gil_wait(sa.runs[k]);
+    row.gil_b = median_gil_wait(sb.runs[k]);
     c.rows.push_back(row);
     add_metric_rows(c, row, sa.runs[k], sb.runs[k]);
   }
@@ -286,16 +296,35 @@ std::string session_note(const Comparison& c) {
       where, sessions_text(c.sessions_a), sessions_text(c.sessions_b));
 }
 
-// The rows of a comparison, built once for the text and the Markdown.
+std::string gil_share_text(const std::optional<double>& share) { return share ? percent_text(*share) : "-"; }
+
+// The rows of a comparison, built once for the text and the Markdown; the GIL wait columns only where a
+// side has thread states, the verdict always last.
 Table comparison_table(const Comparison& c) {
-  Table t = Table::with_columns({"experiment", "case", "build", "A wall", "B wall", "B / A", "p", "verdict"},
-                                {Align::left, Align::left, Align::left, Align::right, Align::right, Align::left,
-                                 Align::right});
-  for (const auto& r : c.rows)
-    t.add_row({r.experiment, r.case_name, build_name(r), format_wall(r.wall_a), format_wall(r.wall_b), format_change(r.ratio),
-               format_p(r), verdict_text(r, c.options)});
+  const bool gil = c.has_gil_wait();
+  std::vector<std::string> titles{"experiment", "case", "build", "A wall", "B wall", "B / A", "p"};
+  std::vector<Align> align{Align::left, Align::left, Align::left, Align::right, Align::right, Align::left, Align::right};
+  if (gil) {
+    titles.insert(titles.end(), {"A GIL", "B GIL", "GIL Δ"});
+    align.insert(align.end(), {Align::right, Align::right, Align::right});
+  }
+  titles.push_back("verdict");
+  Table t = Table::with_columns(titles, align);
+  for (const auto& r : c.rows) {
+    std::vector<std::string> row{r.experiment, r.case_name, build_name(r), format_wall(r.wall_a), format_wall(r.wall_b),
+                                 format_change(r.ratio), format_p(r)};
+    if (gil)
+      row.insert(row.end(), {gil_share_text(r.gil_a), gil_share_text(r.gil_b),
+                             r.gil_a && r.gil_b ? points_change_text(*r.gil_a, *r.gil_b) : "-"});
+    row.push_back(verdict_text(r, c.options));
+    t.add_row(row);
+  }
   return t;
 }
+
+const char* kGilCaption =
+    "A GIL, B GIL: the share of the Python threads' time spent waiting for the GIL (thread states, median over the "
+    "runs); GIL Δ: B's against A's, in percentage points";
 
 const char* kMetricsCaption =
     "metrics (the scripts' own figures: median ± MAD of the ok runs; B / A of the medians; p: Mann-Whitney U). "
@@ -319,6 +348,7 @@ std::string render_comparison_text(const Comparison& c) {
   std::string out = header_lines(c, "");
   out += explanation(c) + "\n\n";
   out += render_text_table(comparison_table(c));
+  if (c.has_gil_wait()) out += std::string(kGilCaption) + "\n";
   out += "\n" + summary_line(c) + "\n";
   for (const auto& r : c.rows)
     if (r.changed())
@@ -351,6 +381,7 @@ std::string render_comparison_markdown(const Comparison& c) {
     }
     out += line + "\n";
   }
+  if (c.has_gil_wait()) out += "\n" + std::string(kGilCaption) + ".\n";
   out += "\n" + summary_line(c) + ".\n";
   if (!c.metric_rows.empty()) {
     const Table m = metrics_comparison_table(c);

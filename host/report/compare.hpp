@@ -1,6 +1,7 @@
 #pragma once
 // Results file against results file (`gilhost compare A B`): B / A of the wall times, cell by cell.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct CompareRow {
   bool beyond_threshold = false;
   bool noisy = false;    // the ratios behind it straddle 1
   Verdict verdict = Verdict::no_runs;
+  // The GIL wait share of each side (report/threads): nullopt where its runs have no thread states.
+  std::optional<double> gil_a, gil_b;
   bool changed() const { return verdict == Verdict::changed; }
 };
 
@@ -75,6 +78,7 @@ struct Comparison {
   int beyond_threshold() const;            // by the ratio alone, significant or not
   // A and B share no session: their difference includes the drift between two sessions.
   bool different_sessions() const;
+  bool has_gil_wait() const;  // a row has a GIL wait share on either side
 };
 
 // Lines as from merge_results (metas and records of one or more files).

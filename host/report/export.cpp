@@ -27,6 +27,15 @@ json build_json(const BuildInfo& b) {
           {"executable", b.executable}, {"libpython", b.libpython}, {"build_flags", b.build_flags}};
 }
 
+// Where the cell's Python threads' time went: each state's median share, null without thread states.
+json thread_shares_json(const std::optional<ThreadShares>& shares) {
+  if (!shares) return nullptr;
+  json median = json::object();
+  for (ThreadState st : kThreadStates) median[thread_state_name(st)] = shares->share(st);
+  return {{"runs", shares->runs}, {"gil_told_apart", shares->gil_told_apart()}, {"no_gil", shares->no_gil},
+          {"python_threads", shares->python_threads}, {"median_share", median}};
+}
+
 json cell_json(const Section& s, const Cell& cell) {
   json j = {{"case", cell.case_name},
             {"interpreter", cell.interpreter},
@@ -50,7 +59,9 @@ json cell_json(const Section& s, const Cell& cell) {
             {"gil_forced", cell.gil_forced},
             {"gil_reenabled_by", cell.gil_reenabled_by},
             {"free_threaded", cell.free_threaded},
-            {"mode", cell.mode}};
+            {"mode", cell.mode},
+            {"gil_wait_share", cell.threads && cell.threads->gil_wait ? json(*cell.threads->gil_wait) : json()},
+            {"thread_states", thread_shares_json(cell.threads)}};
   // The scripts' metrics (gilhost.metric, [case.extract]) over the cell's ok runs.
   json metrics = json::object();
   for (const auto& name : metric_names(cell.runs)) metrics[name] = stats_json(compute_stats(metric_values(cell.runs, name)));
@@ -98,6 +109,9 @@ json section_json(const Section& s) {
   json views = json::array(), scaling = json::array();
   for (const auto& h : s.headlines) views.push_back(headline_json(h));
   for (const auto& sc : s.scaling) scaling.push_back(scaling_json(sc));
+  json readings = json::array();
+  for (const auto& r : s.readings)
+    readings.push_back({{"case", r.case_name}, {"interpreter", r.build}, {"rule", reading_rule_name(r.rule)}, {"text", r.text}});
   json ex = {{"experiment", s.experiment},
              {"description", s.description},
              {"profile", s.profile()},
@@ -112,7 +126,8 @@ json section_json(const Section& s) {
              {"expectation_failures", sum.expectation_failures},
              {"article", article},
              {"views", views},
-             {"scaling", scaling}};
+             {"scaling", scaling},
+             {"readings", readings}};
   if (!s.baseline_python.empty()) ex.emplace("baseline_python", s.baseline_python);
   if (!s.notes.empty()) ex.emplace("notes", s.notes);
   return ex;
@@ -158,7 +173,10 @@ json comparison_json(const Comparison& c) {
                     {"p_value", r.verdict == Verdict::no_runs ? json(nullptr) : json(r.test.p_value)},
                     {"significance", test}, {"beyond_threshold", r.beyond_threshold},
                     {"verdict", verdict_name(r.verdict)}, {"verdict_text", verdict_text(r, c.options)},
-                    {"flagged", r.changed()}, {"noisy", r.noisy}});
+                    {"flagged", r.changed()}, {"noisy", r.noisy},
+                    {"gil_wait_share_a", r.gil_a ? json(*r.gil_a) : json()},
+                    {"gil_wait_share_b", r.gil_b ? json(*r.gil_b) : json()},
+                    {"gil_wait_change_points", r.gil_a && r.gil_b ? json(100 * (*r.gil_b - *r.gil_a)) : json()}});
   }
   json metrics = json::array();
   for (const auto& m : c.metric_rows)
@@ -244,6 +262,10 @@ const std::vector<std::pair<std::string, CsvValue>>& csv_layout() {
       {"gil_enabled", field(&R::gil_enabled)}, {"gil_forced", field(&R::gil_forced)},
       // Module names hold no spaces.
       {"gil_reenabled_by", [](const R& r) { return join(r.gil_reenabled_by, " "); }},
+      // Empty where the run has no thread states, or they could not tell GIL waits from lock waits.
+      {"gil_wait_share", [](const R& r) {
+         return r.thread_states && gil_told_apart(*r.thread_states) ? number(r.thread_states->gil_wait_share()) : std::string();
+       }},
       {"expect_ok", field(&R::expect_ok)},
       {"error_type", [](const R& r) { return r.error ? r.error->type : ""; }},
       {"result", [](const R& r) {

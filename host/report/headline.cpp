@@ -6,6 +6,7 @@
 
 #include "report/ratio.hpp"
 #include "report/stats.hpp"
+#include "report/threads.hpp"
 
 namespace gilhost {
 
@@ -22,9 +23,16 @@ std::optional<double> median_result(const Cell* cell, const std::string& key) {
   return median_of(values);
 }
 
+// The cell's GIL wait share as a percentage (what a gil_wait view shows).
+std::optional<double> gil_wait_percent(const Cell* cell) {
+  if (!cell || !cell->threads || !cell->threads->gil_wait) return std::nullopt;
+  return 100 * *cell->threads->gil_wait;
+}
+
 std::optional<double> view_value(const Summary& sum, const ViewSpec& v, const std::string& build) {
   const Cell* a = sum.cell(v.a, build);
   if (v.kind == ViewKind::value) return median_result(a, v.key);
+  if (v.kind == ViewKind::gil_wait) return gil_wait_percent(a);
   const Cell* b = sum.cell(v.b, build);
   if (!a || !b) return std::nullopt;
   if (v.key.empty()) {
@@ -37,6 +45,8 @@ std::optional<double> view_value(const Summary& sum, const ViewSpec& v, const st
 }
 
 std::string how_text(const ViewSpec& v) {
+  if (v.kind == ViewKind::gil_wait)
+    return "share of the Python threads' time " + v.a + " spent waiting for the GIL (thread states), median over the measured runs";
   if (v.kind == ViewKind::value) return "median of " + v.key + " in the result of " + v.a + " over the measured runs";
   if (v.key.empty()) return "wall time of " + v.a + " / wall time of " + v.b + ", paired by round (median)";
   return "median " + v.key + " of " + v.a + " / median " + v.key + " of " + v.b;
@@ -56,12 +66,13 @@ std::vector<Headline> build_headlines(const Summary& sum, const std::vector<View
   for (const auto& v : views) {
     Headline h;
     h.spec = v;
-    h.unit = !v.unit.empty() ? v.unit : v.kind == ViewKind::ratio ? "x" : "";
+    h.unit = !v.unit.empty() ? v.unit : v.kind == ViewKind::ratio ? "x" : v.kind == ViewKind::gil_wait ? "%" : "";
     h.how = how_text(v);
     if (v.article) h.article_text = headline_number(*v.article, h.unit);
     for (const auto& build : sum.interpreters) {
       HeadlineValue hv{build, view_value(sum, v, build), "-"};
-      if (hv.value) hv.text = headline_number(*hv.value, h.unit);
+      // A GIL wait share reads as the details' column does: whole percentages.
+      if (hv.value) hv.text = v.kind == ViewKind::gil_wait && h.unit == "%" ? percent_text(*hv.value / 100) : headline_number(*hv.value, h.unit);
       h.values.push_back(std::move(hv));
     }
     out.push_back(std::move(h));

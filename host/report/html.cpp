@@ -7,6 +7,7 @@
 
 #include "report/charts.hpp"
 #include "report/markup.hpp"
+#include "report/thread_lanes.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -89,6 +90,13 @@ svg text.marker { fill: #cf222e; }
 svg .article, svg .cores, svg .ncores { stroke: #cf222e; stroke-width: 1.4; }
 svg .one { stroke: #57606a; stroke-width: 1.2; }
 figure.view, figure.scaling { margin-bottom: 8px; }
+div.threads { margin: 8px 0 4px; }
+details.lanes { margin: 6px 0; }
+figure.lanes { margin: 6px 0; }
+figure.lanes, figure.threadshares { width: fit-content; }
+svg text.lane-label.other { fill: #8c959f; font-style: italic; }
+svg text.more { fill: #656d76; font-style: italic; }
+ul.readings li { margin: 2px 0; }
 )CSS";
 
 std::string table_html(const Table& table, const std::string& cls) {
@@ -330,12 +338,14 @@ std::string section_html(const Section& s) {
              "runs in parallel.</p>\n<figure class=\"parallelism\">" + chart + "</figure>\n";
     out += render_views(s, markup);
     out += "<h3>Wall time and memory per case</h3>\n<p class=\"muted\">Bars: median wall time per build, whiskers from the fastest to the "
-           "slowest run. Lines: RSS of the whole process tree during the median run of each build (dashed: free-threaded).</p>\n";
+           "slowest run. Lines: RSS of the whole process tree during the median run of each build (dashed: free-threaded)." +
+           std::string(s.has_thread_states() ? " Thread states: where the Python threads' time went, and (folded) each thread's "
+                                               "timeline in the median run with thread states." : "") + "</p>\n";
     for (const auto& c : sum.cases) {
       out += "<div class=\"case-charts\"><h3>" + e(c) + "</h3><div class=\"charts\">\n";
       out += "<figure><figcaption>wall time</figcaption>\n" + bar_chart(s, c) + "</figure>\n";
       out += "<figure><figcaption>process tree RSS, median run</figcaption>\n" + rss_chart(s, c) + "</figure>\n";
-      out += "</div></div>\n";
+      out += "</div>\n" + thread_charts_html(s, c) + "</div>\n";
     }
   }
   out += render_findings(s, markup);

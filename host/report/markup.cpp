@@ -45,6 +45,16 @@ std::string render_findings(const Section& s, const Markup& m) {
                              m.escape(" on the same build, paired by round (median)."),
                          "muted");
   }
+  if (!s.readings.empty()) {
+    std::vector<std::string> items;
+    for (const auto& r : s.readings)
+      items.push_back(m.strong(m.escape(r.case_name)) + " @ " + m.escape(r.build) + ": " + m.escape(r.text));
+    out += m.heading("Readings") +
+           m.paragraph(m.escape("What the thread states say: the median share of the Python threads' time in each state, "
+                                "over the cell's runs."),
+                       "muted") +
+           m.list(items, "readings");
+  }
   if (!s.failures.empty()) {
     std::vector<std::string> items;
     for (const auto& f : s.failures)

@@ -31,7 +31,8 @@ class Markup {
 // The headline views ([[view]]) and the scaling views: a table each, the charts where the format draws.
 std::string render_views(const Section& section, const Markup& markup);
 
-// The details table, expectations not met (or that every one held), skips, the article's table, notes.
+// The details table, the readings, expectations not met (or that every one held), skips, the article's table,
+// notes.
 std::string render_findings(const Section& section, const Markup& markup);
 
 }  // namespace gilhost

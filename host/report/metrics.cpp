@@ -1,5 +1,6 @@
 #include "report/metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -16,15 +17,35 @@ std::optional<double> metric_number(const nlohmann::json& value) {
   return std::nullopt;
 }
 
-std::vector<double> metric_values(const std::vector<RunRecord>& runs, const std::string& name) {
-  std::vector<double> out;
+namespace {
+
+// Metric `name` as each measured ok run recorded it.
+std::vector<nlohmann::json> metric_raw(const std::vector<RunRecord>& runs, const std::string& name) {
+  std::vector<nlohmann::json> out;
   for (const auto& r : runs) {
     if (r.warmup || !r.is_ok() || !r.metrics.is_object()) continue;
-    auto it = r.metrics.find(name);
-    if (it == r.metrics.end()) continue;
-    if (auto x = metric_number(*it); x && std::isfinite(*x)) out.push_back(*x);
+    if (auto it = r.metrics.find(name); it != r.metrics.end()) out.push_back(*it);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<double> metric_values(const std::vector<RunRecord>& runs, const std::string& name) {
+  std::vector<double> out;
+  // NaN has no place in an order (a median); infinities do: 1, 2, inf has the median 2.
+  for (const auto& raw : metric_raw(runs, name))
+    if (auto x = metric_number(raw); x && !std::isnan(*x)) out.push_back(*x);
+  return out;
+}
+
+std::string metric_cell(const std::vector<RunRecord>& runs, const std::string& name) {
+  // The same nan, inf or big integer in every run is shown as written (1.0e400 is no double).
+  const std::vector<nlohmann::json> raw = metric_raw(runs, name);
+  if (!raw.empty() && tagged_number_text(raw.front()) &&
+      std::all_of(raw.begin(), raw.end(), [&](const nlohmann::json& v) { return v == raw.front(); }))
+    return display_json(raw.front());
+  return format_metric(compute_stats(metric_values(runs, name)));
 }
 
 std::vector<std::string> metric_names(const std::vector<RunRecord>& runs) {
@@ -38,7 +59,8 @@ std::vector<std::string> metric_names(const std::vector<RunRecord>& runs) {
 std::string format_metric(const Stats& s) {
   if (s.n == 0) return "-";
   std::string out = fmt::format("{:.6g}", s.median);
-  if (s.n > 1) out += fmt::format(" ±{:.1f}%", 100 * std::abs(s.relative_spread()));
+  // An infinite value has no relative spread: "inf", or the finite median alone.
+  if (s.n > 1 && std::isfinite(s.median) && std::isfinite(s.mad)) out += fmt::format(" ±{:.1f}%", 100 * std::abs(s.relative_spread()));
   return out;
 }
 
@@ -60,7 +82,7 @@ Table build_metrics_table(const Summary& sum, const ExperimentInfo& ex) {
       std::vector<std::string> row{c, name};
       for (const auto& i : sum.interpreters) {
         const Cell* cell = sum.cell(c, i);
-        row.push_back(cell ? format_metric(compute_stats(metric_values(cell->runs, name))) : "skipped");
+        row.push_back(cell ? metric_cell(cell->runs, name) : "skipped");
       }
       t.add_row(row);
     }

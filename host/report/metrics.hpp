@@ -16,13 +16,16 @@ namespace gilhost {
 // A metric's value as a number (tagged NaN and infinities decoded; true/false as 1/0), if it is one.
 std::optional<double> metric_number(const nlohmann::json& value);
 
-// The numbers of metric `name` over `runs`' measured ok runs.
+// The numbers of metric `name` over `runs`' measured ok runs: infinities kept, NaN left out.
 std::vector<double> metric_values(const std::vector<RunRecord>& runs, const std::string& name);
+
+// The metrics table's cell: format_metric of metric_values, "nan" when every value is NaN.
+std::string metric_cell(const std::vector<RunRecord>& runs, const std::string& name);
 
 // Every metric name `runs` report, in first-seen order.
 std::vector<std::string> metric_names(const std::vector<RunRecord>& runs);
 
-// "1.52 ±3.1%", "1.5" for one run, "-" for none.
+// "1.52 ±3.1%", "1.5" for one run, "inf" (no spread) for an infinite median, "-" for none.
 std::string format_metric(const Stats& s);
 
 // Rows (case, metric), a column per build: a case's [case.extract] names first (one that

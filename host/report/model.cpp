@@ -155,10 +155,14 @@ Grid build_grid(const Section& s) {
 
 Table build_details(const Section& s) {
   const bool vs = s.compares_builds();
+  const bool gil_wait = s.has_thread_states();  // files without thread states keep their table as it was
   Table t;
   const Align R = Align::right;
   t.columns = {Column("case"),     Column("build", Align::left, true, "python"), Column("runs", R), Column("wall median", R),
-               Column("min–max", R), Column("cpu/wall", R), Column("init", R, false), Column("ratio", R)};
+               Column("min–max", R), Column("cpu/wall", R)};
+  if (gil_wait) t.columns.emplace_back("GIL wait", R);
+  t.columns.emplace_back("init", R, false);
+  t.columns.emplace_back("ratio", R);
   if (vs) t.columns.emplace_back("vs " + s.baseline_python, R, false);
   for (const char* title : {"peak RSS", "maxrss", "threads", "procs"}) t.columns.emplace_back(title, R);
   t.columns.emplace_back("gil");
@@ -175,9 +179,10 @@ Table build_details(const Section& s) {
                                    std::to_string(cell->runs.size()),
                                    timed ? format_seconds(cell->wall_s.median) : "-",
                                    timed ? format_seconds(cell->wall_s.min) + "–" + format_seconds(cell->wall_s.max) : "-",
-                                   timed ? fmt::format("{:.2f}", cell->cpu_per_wall.median) : "-",
-                                   format_seconds(cell->init_s.median),
-                                   cell->ratio ? fmt::format("{:.2f}x", cell->ratio->median) : "-"};
+                                   timed ? fmt::format("{:.2f}", cell->cpu_per_wall.median) : "-"};
+      if (gil_wait) row.push_back(gil_wait_text(cell->threads));
+      row.push_back(format_seconds(cell->init_s.median));
+      row.push_back(cell->ratio ? fmt::format("{:.2f}x", cell->ratio->median) : "-");
       if (vs) row.push_back(vs_baseline_text(s, c, i));
       for (const auto& x : {format_bytes(cell->peak_tree_rss_bytes), format_bytes(cell->max_rss_bytes),
                             std::to_string(cell->peak_threads), std::to_string(cell->peak_processes), gil_text(*cell),
@@ -272,12 +277,14 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   if (s.compares_builds()) s.vs_baseline_table = build_vs_baseline(s);
   s.machines_table = build_machines(s);
   if (s.multi_host()) s.notes.insert(s.notes.begin(), machines_note(s));
+  for (auto& note : leftover_notes(s.summary)) s.notes.push_back(std::move(note));
   s.article_table = build_article(s);
   s.scaling = build_scaling(s.summary, ex.cases, s.machine ? s.machine->cores : 0);
   s.headlines = build_headlines(s.summary, ex.views);
   s.headlines_table = headlines_table(s.headlines, s.summary.interpreters);
   s.metrics_table = build_metrics_table(s.summary, ex);
   s.metric_sources = extract_sources(ex);
+  s.readings = build_readings(s.summary);
   s.failures = build_failures(s.summary);
   s.skip_groups = group_skips(s.skips);
   s.runs_per_cell = runs_per_cell_text(ex);
@@ -299,6 +306,10 @@ std::vector<std::string> Section::builds_on(const std::string& host) const {
   for (const auto& b : builds)
     if (b.host == host) labels.push_back(b.label);
   return labels;
+}
+
+bool Section::has_thread_states() const {
+  return std::any_of(summary.cells.begin(), summary.cells.end(), [](const auto& kv) { return kv.second.threads.has_value(); });
 }
 
 const BuildInfo* Section::build(const std::string& label) const {

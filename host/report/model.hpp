@@ -10,6 +10,7 @@
 #include "report/headline.hpp"
 #include "report/merge.hpp"
 #include "report/ratio.hpp"
+#include "report/readings.hpp"
 #include "report/scaling.hpp"
 #include "report/summary.hpp"
 #include "report/table.hpp"
@@ -102,6 +103,7 @@ struct Section {
   Table headlines_table;             // views x builds, the article last
   Table metrics_table;               // the scripts' metrics: (case, metric) x builds
   std::vector<std::string> metric_sources;  // "NAME: the first line of stdout matching 'REGEX'" ([case.extract])
+  std::vector<Reading> readings;     // what the cells' thread states say, one line each
   std::vector<FailureLine> failures;
   std::vector<SkipGroup> skip_groups;
   std::string runs_per_cell;  // "3 measured runs per cell, 1 warm-up" ("" when the meta does not say)
@@ -111,6 +113,7 @@ struct Section {
   std::vector<std::string> builds_on(const std::string& host) const;  // the columns measured on that host
   bool multi_host() const { return machines.size() > 1; }
   bool compares_builds() const { return !baseline_python.empty() && !baseline_of.empty(); }
+  bool has_thread_states() const;  // some cell's runs say where their threads' time went
   // The measured run of a cell with the median wall time (ok runs first), or nullptr.
   const RunRecord* median_run(const std::string& case_name, const std::string& interpreter) const;
   std::string profile() const { return experiment_meta.profile; }

@@ -95,13 +95,55 @@ std::string describe_results(const std::vector<nlohmann::json>& values, bool any
   return result_display(values[0], 18) + " (varies)";
 }
 
+// "t=0.02, n=5": the params of `p` whose values are not the same in every one of `sets`.
+std::string differing_params(const nlohmann::json& p, const std::vector<nlohmann::json>& sets) {
+  std::vector<std::string> parts;
+  if (!p.is_object()) return display_json(p);
+  for (const auto& [k, v] : p.items()) {
+    const bool same = std::all_of(sets.begin(), sets.end(), [&, &key = k, &value = v](const nlohmann::json& other) {
+      return other.is_object() && other.contains(key) && other[key] == value;
+    });
+    if (!same) parts.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : display_json(v)));
+  }
+  return parts.empty() ? display_json(p) : join(parts, ", ");
+}
+
 }  // namespace
 
-Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
+std::vector<RunRecord> distinguish_params(std::vector<RunRecord> runs) {
+  // (experiment, case) -> its param sets, first seen first
+  std::map<std::pair<std::string, std::string>, std::vector<nlohmann::json>> sets;
+  for (const auto& r : runs) {
+    auto& seen = sets[{r.experiment, r.case_name}];
+    if (std::find(seen.begin(), seen.end(), r.params) == seen.end()) seen.push_back(r.params);
+  }
+  for (auto& r : runs)
+    if (const auto& seen = sets[{r.experiment, r.case_name}]; seen.size() > 1)
+      r.case_name += " (" + differing_params(r.params, seen) + ")";
+  return runs;
+}
+
+std::vector<std::string> leftover_notes(const Summary& s) {
+  std::vector<std::string> out;
+  for (const auto& c : s.cases)
+    for (const auto& i : s.interpreters)
+      if (const Cell* cell = s.cell(c, i); cell && cell->leftover_processes > 0)
+        out.push_back(c + " @ " + i + ": " + std::to_string(cell->leftover_processes) + " leftover process" +
+                      (cell->leftover_processes == 1 ? "" : "es") + " in " + std::to_string(cell->runs_with_leftovers) +
+                      " of " + std::to_string(cell->runs.size()) +
+                      " runs outlived their run and were killed (orphans the case left running)");
+  return out;
+}
+
+Summary summarize(const std::vector<RunRecord>& all_runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
                   const std::map<std::string, std::string>& show) {
   Summary s;
   s.baseline = baseline;
   s.skips = skips;
+  // Runs of one case with different params are cells of their own, never pooled.
+  const std::vector<RunRecord> runs = distinguish_params(all_runs);
+  std::map<std::string, std::string> written_as;  // a case's name in the table -> as the file names it
+  for (std::size_t n = 0; n < runs.size(); ++n) written_as[runs[n].case_name] = all_runs[n].case_name;
   std::set<std::string> seen_cases, seen_interps;
   for (const auto& r : runs) {
     if (s.experiment.empty()) s.experiment = r.experiment;
@@ -123,7 +165,7 @@ Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipReco
     std::map<std::string, int> status_count;
     std::string error_type;
     bool any_error = false;
-    auto show_it = show.find(cell.case_name);
+    auto show_it = show.find(written_as[cell.case_name]);
     const std::string show_key = show_it == show.end() ? "" : show_it->second;
     for (const auto& r : cell.runs) {
       ++status_count[status_name(r.status)];
@@ -142,6 +184,8 @@ Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipReco
         cell.peak_processes = std::max(cell.peak_processes, r.rss->peak_processes);
       }
       cell.max_rss_bytes = std::max(cell.max_rss_bytes, static_cast<double>(r.max_rss_kb) * 1024.0);
+      cell.leftover_processes += r.leftover_processes;
+      cell.runs_with_leftovers += r.leftover_processes > 0;
       if (r.gil_enabled) cell.gil_enabled = cell.gil_enabled.has_value() ? (*cell.gil_enabled && *r.gil_enabled) : *r.gil_enabled;
       cell.gil_forced |= r.gil_forced;
       for (const auto& name : r.gil_reenabled_by) add_unique(cell.gil_reenabled_by, name);
@@ -164,6 +208,7 @@ Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipReco
     cell.init_s = compute_stats(init);
     cell.voluntary_switches = compute_stats(vol);
     cell.involuntary_switches = compute_stats(invol);
+    cell.threads = thread_shares(cell.runs);
     cell.result_text = describe_results(values, any_error, error_type);
     std::vector<std::string> parts;
     for (const auto& [st, n] : status_count) parts.push_back(status_count.size() == 1 ? st : st + " x" + std::to_string(n));
@@ -175,7 +220,7 @@ Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipReco
     // The baseline may be named by its base name when it was swept: take the first expansion.
     std::string base_case;
     for (const auto& c : s.cases)
-      if (c == baseline || (base_case.empty() && starts_with(c, baseline + '['))) base_case = c;
+      if (c == baseline || (base_case.empty() && (starts_with(c, baseline + '[') || starts_with(c, baseline + " (")))) base_case = c;
     for (auto& [key, cell] : s.cells) {
       const Cell* b = s.cell(base_case, cell.interpreter);
       if (!b || base_case.empty()) continue;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/stats.hpp"
+#include "report/threads.hpp"
 #include "results/record.hpp"
 
 namespace gilhost {
@@ -34,6 +35,9 @@ struct Cell {
   std::vector<std::string> gil_reenabled_by;  // modules whose import turned the GIL back on, any run
   bool free_threaded = false;
   std::string mode;
+  int leftover_processes = 0;   // processes its runs left alive, which gilhost killed (all runs)
+  int runs_with_leftovers = 0;
+  std::optional<ThreadShares> threads;  // where the Python threads' time went; nullopt: no run has thread states
 
   bool expectations_ok() const { return runs_failed_expectations == 0; }
 };
@@ -53,6 +57,13 @@ struct Summary {
 // `show` maps a case name to the key of its dict result to display (from the experiment file).
 Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
                   const std::map<std::string, std::string>& show = {});
+
+// `runs` with the case of each run whose params differ from another run's of that case renamed after the
+// params that differ: "nap (t=0.02)" beside "nap (t=0.2)" (two sessions of one -o file, merged files).
+std::vector<RunRecord> distinguish_params(std::vector<RunRecord> runs);
+
+// One line per cell whose runs left processes behind: "nap @ 3.12.1: 2 leftover processes in 1 of 3 runs ...".
+std::vector<std::string> leftover_notes(const Summary& summary);
 
 // The gil column: on, off, "on (forced)", "GIL re-enabled by NAME", "ON (re-enabled)" (a free-threaded
 // build's GIL back on for a reason the results do not name), "-".

@@ -8,6 +8,30 @@ namespace gilhost {
 
 namespace {
 
+constexpr std::size_t kTerminalWidth = 80;
+
+// `text` in lines of at most `width` columns, broken at spaces: the first line after `indent`, the others
+// after `indent` and two more spaces.
+std::string wrapped(const std::string& text, std::size_t width, const std::string& indent) {
+  const std::string hanging = indent + "  ";
+  std::string out, line = indent;
+  for (const auto& word : split(text, ' ')) {
+    const bool fresh = line == indent || line == hanging;
+    if (!fresh && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line = hanging;
+    }
+    line += (line == indent || line == hanging ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+std::string readings_text(const std::vector<Reading>& readings) {
+  std::string out = "\nreadings (thread states: median shares of the Python threads' time):\n";
+  for (const auto& r : readings) out += wrapped(r.case_name + " @ " + r.build + ": " + r.text, kTerminalWidth, "  ");
+  return out;
+}
+
 std::string grid_text(const Grid& grid) {
   std::vector<std::string> header{"case"};
   for (const auto& col : grid.columns) header.push_back(col.heading);
@@ -43,6 +67,7 @@ std::string section_text(const Section& s) {
     if (!s.summary.baseline.empty())
       out += "ratio: wall / wall of '" + s.summary.baseline + "' on the same build, paired by round (median)\n";
   }
+  if (!s.readings.empty()) out += readings_text(s.readings);
   if (!s.failures.empty()) {
     out += "\nexpectations not met:\n";
     for (const auto& f : s.failures)

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/view.hpp"
+#include "results/thread_states.hpp"
 
 namespace gilhost {
 
@@ -99,6 +100,9 @@ struct RunRecord {
   double cpu_per_wall = 0;
   std::int64_t tree_cpu_ns = 0, max_rss_kb = 0;
   std::optional<TreeSummary> rss;
+  // Where each thread's time went (measure/thread_states); absent when thread states were off, or in an
+  // older file.
+  std::optional<ThreadStates> thread_states;
 
   // What the case returned.
   bool has_result = false;

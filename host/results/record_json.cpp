@@ -1,5 +1,9 @@
 #include "results/record_json.hpp"
 
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
 #include "util/strings.hpp"
 #include "util/tagged_number.hpp"
 
@@ -30,18 +34,45 @@ class FieldReader {
     if (!find(key)) return std::nullopt;
     return text(key);
   }
+  // An integer of 64 bits (a whole double such as 5.0 too); 2**63, 1e300 or 1.5 is a RecordError, never
+  // a wrapped or truncated value shown as a measurement.
   std::optional<std::int64_t> maybe_integer(const char* key) const {
     const json* v = find(key);
     if (!v) return std::nullopt;
     if (!v->is_number()) wrong(key, "a number");
+    if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      wrong(key, "an integer of 64 bits");
+    if (v->is_number_float()) {
+      const double d = v->get<double>();
+      // 2**63 itself is out of range: the largest int64 is not a double.
+      if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || std::trunc(d) != d)
+        wrong(key, "an integer of 64 bits");
+      return static_cast<std::int64_t>(d);
+    }
     return v->get<std::int64_t>();
   }
   std::int64_t integer(const char* key) const { return maybe_integer(key).value_or(0); }
-  int small_integer(const char* key) const { return static_cast<int>(integer(key)); }
+  int small_integer(const char* key) const {
+    const std::int64_t v = integer(key);
+    if (v < INT_MIN || v > INT_MAX) wrong(key, "an integer of 32 bits");
+    return static_cast<int>(v);
+  }
+  // A time, a size or a count: what is less than zero was never measured.
+  std::optional<std::int64_t> maybe_count(const char* key) const {
+    const auto v = maybe_integer(key);
+    if (v && *v < 0) wrong(key, "a count, 0 or more");
+    return v;
+  }
+  std::int64_t count(const char* key) const { return maybe_count(key).value_or(0); }
+  int small_count(const char* key) const {
+    const int v = small_integer(key);
+    if (v < 0) wrong(key, "a count, 0 or more");
+    return v;
+  }
   double number(const char* key) const {
     const json* v = find(key);
     if (!v) return 0;
-    if (!v->is_number()) wrong(key, "a number");
+    if (!v->is_number() || !std::isfinite(v->get<double>())) wrong(key, "a finite number");
     return v->get<double>();
   }
   std::optional<bool> maybe_flag(const char* key) const {
@@ -173,9 +204,10 @@ struct FieldFiller {
   const FieldReader& in;
   void operator()(const char* key, std::string& value) const { value = in.text(key); }
   void operator()(const char* key, std::optional<std::string>& value) const { value = in.maybe_text(key); }
-  void operator()(const char* key, std::int64_t& value) const { value = in.maybe_integer(key).value_or(value); }
+  // Every integer of these records is a time, a size or a count.
+  void operator()(const char* key, std::int64_t& value) const { value = in.maybe_count(key).value_or(value); }
   void operator()(const char* key, int& value) const {
-    value = static_cast<int>(in.maybe_integer(key).value_or(value));
+    if (in.find(key)) value = in.small_count(key);
   }
   void operator()(const char* key, bool& value) const { value = in.flag(key, value); }
 };
@@ -218,13 +250,86 @@ TreeSummary tree_from(const FieldReader& f) {
       // [t_ms, tree_rss_bytes, threads, processes]; a row that is not one is passed over.
       if (!p.is_array() || p.size() < 2 || !p[0].is_number() || !p[1].is_number()) continue;
       TimelinePoint point{p[0].get<double>(), p[1].get<double>(), 0, 0};
-      if (p.size() >= 4 && p[2].is_number() && p[3].is_number()) {
+      const auto small = [](const json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= INT_MAX; };
+      if (p.size() >= 4 && small(p[2]) && small(p[3])) {
         point.threads = p[2].get<int>();
         point.processes = p[3].get<int>();
       }
       t.timeline.push_back(point);
     }
   return t;
+}
+
+json times_json(const ThreadTimes& t) {
+  json out = json::object();
+  for (ThreadState s : kThreadStates) out[thread_state_name(s)] = t[s];
+  return out;
+}
+
+ThreadTimes times_from(const FieldReader& f) {
+  ThreadTimes t;
+  for (ThreadState s : kThreadStates) t[s] = f.integer(thread_state_name(s));
+  return t;
+}
+
+template <typename Thread, typename Visit>
+void thread_fields(Thread& t, Visit&& visit) {  // and its times and timeline
+  visit("pid", t.pid);
+  visit("tid", t.tid);
+  visit("name", t.name);
+  visit("python", t.python);
+  visit("gil_located", t.gil_located);
+  visit("start_ns", t.start_ns);
+  visit("end_ns", t.end_ns);
+}
+
+template <typename States, typename Visit>
+void thread_states_fields(States& s, Visit&& visit) {  // and the totals and the threads
+  visit("interval_ms", s.interval_ms);
+  visit("samples", s.samples);
+  visit("gil", s.gil);
+  visit("threads_not_kept", s.threads_not_kept);
+  visit("cost_ns", s.cost_ns);
+}
+
+json thread_json(const ThreadRecord& t) {
+  json out = write_fields(t, [](const ThreadRecord& x, auto&& visit) { thread_fields(x, visit); });
+  out["ns"] = times_json(t.times);
+  json timeline = json::array();
+  for (const auto& seg : t.timeline) timeline.push_back({seg.start_ns / 1000, thread_state_name(seg.state)});
+  out["timeline_us"] = timeline;
+  return out;
+}
+
+ThreadRecord thread_from(const FieldReader& f) {
+  ThreadRecord t = read_fields<ThreadRecord>(f, [](ThreadRecord& x, auto&& visit) { thread_fields(x, visit); });
+  t.times = times_from(f.nested("ns"));
+  if (const json* rows = f.array("timeline_us"))
+    for (const auto& row : *rows) {
+      // [start_us, state]; a row that is not one is passed over, as the RSS timeline's are.
+      if (!row.is_array() || row.size() != 2 || !row[0].is_number() || !row[1].is_string()) continue;
+      if (auto state = parse_thread_state(row[1].get<std::string>()))
+        t.timeline.push_back({row[0].get<std::int64_t>() * 1000, *state});
+    }
+  return t;
+}
+
+json thread_states_json(const ThreadStates& s) {
+  json out = write_fields(s, [](const ThreadStates& x, auto&& visit) { thread_states_fields(x, visit); });
+  out["gil_wait_share"] = s.gil_wait_share();
+  out["python_totals"] = times_json(s.python_totals);
+  json list = json::array();
+  for (const auto& t : s.threads) list.push_back(thread_json(t));
+  out["threads"] = list;
+  return out;
+}
+
+ThreadStates thread_states_from(const FieldReader& f) {
+  ThreadStates s = read_fields<ThreadStates>(f, [](ThreadStates& x, auto&& visit) { thread_states_fields(x, visit); });
+  s.python_totals = times_from(f.nested("python_totals"));
+  if (const json* list = f.array("threads"))
+    for (const auto& t : *list) s.threads.push_back(thread_from(FieldReader(t, "a thread of a run record's \"thread_states\"")));
+  return s;
 }
 
 json error_json(const RunError& e) {
@@ -340,6 +445,7 @@ json to_json(const RunRecord& r) {
   if (r.load_ns) j["load_ns"] = *r.load_ns;
   if (r.exit_ns) j["exit_ns"] = *r.exit_ns;
   if (r.per_interpreter) j["per_interpreter"] = *r.per_interpreter;
+  if (r.thread_states) j["thread_states"] = thread_states_json(*r.thread_states);
   json checks = json::array();
   for (const auto& c : r.expect) checks.push_back({{"expect", c.expect}, {"ok", c.ok}, {"detail", c.detail}});
   j["expect"] = checks;
@@ -373,30 +479,31 @@ RunRecord run_from_json(const json& j) {
   r.mode = f.text("mode");
   r.subinterpreters = f.small_integer("subinterpreters");
   r.gil = f.text("gil");
-  r.round = f.small_integer("round");
-  r.repeat = f.small_integer("repeat");
+  r.round = f.small_count("round");
+  r.repeat = f.small_count("repeat");
   r.warmup = f.flag("warmup", false);
-  r.time_unix_ns = f.integer("time_unix_ns");
+  r.time_unix_ns = f.count("time_unix_ns");
   r.status = *parsed;
   r.exit_code = f.small_integer("exit_code");
   r.signal = f.small_integer("signal");
   r.note = f.text("note");
-  r.wall_ns = f.integer("wall_ns");
+  r.wall_ns = f.count("wall_ns");
   r.wall_from = f.text("wall_from");
-  r.parent_wall_ns = f.integer("parent_wall_ns");
-  r.init_ns = f.integer("init_ns");
-  r.prepare_ns = f.integer("prepare_ns");
-  r.finalize_ns = f.integer("finalize_ns");
-  r.bootstrap_ns = f.maybe_integer("bootstrap_ns");
+  r.parent_wall_ns = f.count("parent_wall_ns");
+  r.init_ns = f.count("init_ns");
+  r.prepare_ns = f.count("prepare_ns");
+  r.finalize_ns = f.count("finalize_ns");
+  r.bootstrap_ns = f.maybe_count("bootstrap_ns");
   r.bootstrap_cached = f.flag("bootstrap_cached", false);
   r.exec_ns = f.maybe_integer("exec_ns");
   r.load_ns = f.maybe_integer("load_ns");
   r.exit_ns = f.maybe_integer("exit_ns");
   if (const json* cpu = f.object("cpu"); cpu && !cpu->empty()) r.cpu = cpu_from(f.nested("cpu"));
   r.cpu_per_wall = f.number("cpu_per_wall");
-  r.tree_cpu_ns = f.integer("tree_cpu_ns");
-  r.max_rss_kb = f.integer("max_rss_kb");
+  r.tree_cpu_ns = f.count("tree_cpu_ns");
+  r.max_rss_kb = f.count("max_rss_kb");
   if (f.object("rss")) r.rss = tree_from(f.nested("rss"));
+  if (f.object("thread_states")) r.thread_states = thread_states_from(f.nested("thread_states"));
   r.has_result = f.flag("has_result", false);
   r.result = f.any("result", json());
   if (f.object("error")) r.error = error_from(f.nested("error"));
@@ -410,9 +517,9 @@ RunRecord run_from_json(const json& j) {
   if (const json* per = f.find("per_interpreter")) r.per_interpreter = *per;
   r.stdout_text = f.text("stdout");
   r.stderr_text = f.text("stderr");
-  r.stdout_bytes = f.integer("stdout_bytes");
-  r.stderr_bytes = f.integer("stderr_bytes");
-  r.leftover_processes = f.small_integer("leftover_processes");
+  r.stdout_bytes = f.count("stdout_bytes");
+  r.stderr_bytes = f.count("stderr_bytes");
+  r.leftover_processes = f.small_count("leftover_processes");
   if (const json* checks = f.array("expect"))
     for (const auto& c : *checks) {
       FieldReader check(c, "an entry of a run record's \"expect\"");

@@ -12,6 +12,7 @@
 
 #include "measure/clock.hpp"
 #include "results/record_json.hpp"
+#include "util/json_depth.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -67,6 +68,10 @@ std::vector<nlohmann::json> read_json_lines(const std::string& path, int& malfor
   std::vector<nlohmann::json> lines;
   for (const auto& line : split(read_file(path), '\n')) {
     if (trim(line).empty()) continue;
+    if (json_nested_deeper_than(line)) {  // no gilhost record nests so deep; reading on would recurse
+      ++malformed;
+      continue;
+    }
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       ++malformed;
@@ -95,12 +100,18 @@ std::string results_line_problem(const nlohmann::json& line) {
   return "";
 }
 
-LoadedResults load_results_ordered(const std::string& path) {
+LoadedResults load_results_ordered(const std::string& path) { return load_results_text(read_file(path), path); }
+
+LoadedResults load_results_text(const std::string& text, const std::string& path) {
   LoadedResults out;
   out.path = path;
-  const std::vector<std::string> lines = split(read_file(path), '\n');
+  const std::vector<std::string> lines = split(text, '\n');
   for (std::size_t n = 0; n < lines.size(); ++n) {
     if (trim(lines[n]).empty()) continue;
+    if (json_nested_deeper_than(lines[n])) {  // no gilhost record nests so deep; reading on would recurse
+      ++out.malformed_lines;
+      continue;
+    }
     auto j = nlohmann::json::parse(lines[n], nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       ++out.malformed_lines;  // e.g. the last line, cut by a crash

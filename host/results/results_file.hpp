@@ -48,6 +48,8 @@ struct LoadedResults {
 // it cannot use (a newer format, a run without its fields: rows of zeros would look like measurements),
 // and "FILE: ..." when it holds no record at all.
 LoadedResults load_results_ordered(const std::string& path);
+// The same for the text of a file named `path` (what the fuzzer feeds it).
+LoadedResults load_results_text(const std::string& text, const std::string& path);
 
 // The file as JSON, unchecked: what tests and tools look at to see exactly what was written.
 struct ResultsSet {

@@ -226,6 +226,7 @@ ChildResult run_child(const ChildRequest& req) {
     return res;
   }
   res.pid = pid;
+  if (!req.event_token.empty()) res.events.expect(req.event_token, pid);  // the runner's events only
   out.write.reset();
   err.write.reset();
   events.write.reset();
@@ -260,6 +261,7 @@ ChildResult run_child(const ChildRequest& req) {
   // and the task link count, half the cost or less (measure/sampler.hpp).
   const int rescan_every = static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval));
   TreeSampler sampler(pid, rescan_every, subreaper ? self : 0, 10 * rescan_every);
+  if (req.thread_states) sampler.sample_threads(static_cast<int>(interval / 1000000));
   sampler.sample();
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
   const double timeout_s = req.timeout_s < 1e9 ? std::max(0.0, req.timeout_s) : 1e9;
@@ -347,6 +349,7 @@ ChildResult run_child(const ChildRequest& req) {
   res.stdout_bytes = cap_out.total();
   res.stderr_bytes = cap_err.total();
   res.sampling = sampler.summary();
+  res.threads = sampler.take_thread_observations();
   return res;
 }
 

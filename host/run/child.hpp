@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/thread_states.hpp"
 #include "protocol/event_log.hpp"
 #include "run/child_group.hpp"
 
@@ -39,7 +40,10 @@ struct ChildRequest {
   std::vector<std::string> env;  // "KEY=VALUE"
   double timeout_s = 300;
   int sample_interval_ms = 10;
+  bool thread_states = true;   // also sample every thread's state (measure/thread_states)
   int event_fd = 3;            // where the child finds the event pipe
+  // The token the runner was given (its --token): only its events carry it; empty: events not checked.
+  std::string event_token;
   // Where the child finds the read end of a pipe whose write end only we hold, set up so that its
   // closing (our death, kill -9 included) SIGKILLs the child's whole process group; -1: none.
   int watch_fd = -1;
@@ -66,6 +70,7 @@ struct ChildResult {
   std::string stdout_text, stderr_text;
   std::uint64_t stdout_bytes = 0, stderr_bytes = 0;
   nlohmann::json sampling;  // TreeSampler::summary()
+  ThreadObservations threads;  // what the thread-state sampler read (empty when off)
   int leftover_processes = 0;  // still alive after the root exited; killed
 };
 

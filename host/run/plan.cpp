@@ -1,5 +1,6 @@
 #include "run/plan.hpp"
 
+#include "config/limits.hpp"
 #include "runner/bootstrap.hpp"
 
 namespace gilhost {
@@ -15,6 +16,16 @@ std::optional<std::string> incompatibility(const Case& c, const Interpreter& int
     if (!interp.shared) return "subinterpreters need a shared libpython (this build runs in exec mode)";
   }
   return std::nullopt;
+}
+
+std::string plan_too_large(const Experiment& ex, std::size_t builds) {
+  const std::int64_t rounds = static_cast<std::int64_t>(ex.warmup) + ex.repeat;
+  const auto cases = static_cast<std::int64_t>(ex.cases.size()), n = static_cast<std::int64_t>(builds);
+  // Each factor is bounded (limits.hpp), so the product fits in 64 bits.
+  if (rounds * cases * n <= limits::kMaxPlannedRuns) return "";
+  return std::to_string(rounds) + " rounds x " + std::to_string(cases) + " cases x " + std::to_string(n) + " builds is " +
+         std::to_string(rounds * cases * n) + " runs; gilhost plans at most " + std::to_string(limits::kMaxPlannedRuns) +
+         " (docs/config.md, Limits): fewer rounds (--repeat), cases (--case) or builds (-p)";
 }
 
 Plan plan_runs(const Experiment& ex, const std::vector<Interpreter>& interps) {
@@ -59,12 +70,14 @@ std::vector<std::string> child_argv(const RunnerSpec& spec, const Interpreter& i
   if (interp.shared) {
     std::vector<std::string> argv{runner_path, "--event-fd", std::to_string(event_fd)};
     if (watch_fd >= 0) argv.insert(argv.end(), {"--watch-fd", std::to_string(watch_fd)});
+    if (!spec.token.empty()) argv.insert(argv.end(), {"--token", spec.token});
     argv.insert(argv.end(), {"--spec", spec.to_json().dump()});
     return argv;
   }
   nlohmann::json py = spec.python_spec(0);
   py["event_fd"] = event_fd;
   if (watch_fd >= 0) py["watch_fd"] = watch_fd;
+  if (!spec.token.empty()) py["token"] = spec.token;
   return {interp.executable, "-c", bootstrap_program(py) + "\n_exec_main()\n"};
 }
 

@@ -28,6 +28,10 @@ struct Plan {
 // Why `c` cannot run on `interp`, or nullopt.
 std::optional<std::string> incompatibility(const Case& c, const Interpreter& interp);
 
+// Why running every case of `ex` on `builds` builds is past limits::kMaxPlannedRuns, or "" when it is not:
+// asked before the plan is made.
+std::string plan_too_large(const Experiment& ex, std::size_t builds);
+
 // Rounds outermost, so every case and interpreter sees the same drift of the machine over time and
 // ratios taken pair by pair within a round compare like with like.
 Plan plan_runs(const Experiment& ex, const std::vector<Interpreter>& interps);

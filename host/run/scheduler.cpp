@@ -1,9 +1,15 @@
 #include "run/scheduler.hpp"
 
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "config/expect.hpp"
 #include "measure/clock.hpp"
@@ -92,9 +98,38 @@ std::string signal_name(int sig) {
   return d ? std::string(d) : "signal " + std::to_string(sig);
 }
 
+// A fresh token for one run's events: what no script can copy from an earlier run's line.
+std::string run_token() {
+  unsigned char bytes[12] = {};
+  if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+    const auto t = static_cast<std::uint64_t>(monotonic_ns()) ^ (static_cast<std::uint64_t>(::getpid()) << 40);
+    std::memcpy(bytes, &t, sizeof t);
+  }
+  std::string out;
+  for (unsigned char b : bytes) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+// Processes of the run's tree still alive after its process exited, which gilhost killed.
+std::string leftover_note(int count) {
+  return std::to_string(count) + (count == 1 ? " process of the run outlived it and was killed"
+                                             : " processes of the run outlived it and were killed") +
+         " (orphans the case left running: join or terminate them)";
+}
+
+// The interpreter's own "Fatal Python error: ..." line in the run's stderr (it could not start, or died
+// in Py_FatalError), or "".
+std::string fatal_python_error(const std::string& stderr_text) {
+  const std::size_t at = stderr_text.find("Fatal Python error: ");
+  if (at == std::string::npos) return "";
+  return stderr_text.substr(at, stderr_text.find('\n', at) - at);
+}
+
 // Why a run that ran has no case event.
 std::string missing_case_note(const ChildResult& child) {
   const std::string fd = std::to_string(child.event_fd);
+  if (const std::string fatal = fatal_python_error(child.stderr_text); !fatal.empty())
+    return "the interpreter failed: " + fatal + " (its stderr says more; PYTHONHOME or PYTHONPATH set wrong?)";
   if (child.events_closed_early)
     return "the event channel closed before the case was reported (did the script close fd " + fd + "?)" +
            (child.exit_code != 0 ? "; the process exited with status " + std::to_string(child.exit_code) : "");
@@ -102,6 +137,25 @@ std::string missing_case_note(const ChildResult& child) {
     return "the process exited with status " + std::to_string(child.exit_code) +
            " before the case was reported (os._exit, an exit from a thread, or did the script close fd " + fd + "?)";
   return "the process exited before the case was reported (os._exit(0), or did the script close fd " + fd + "?)";
+}
+
+// Where the run's threads spent their time, told apart with what the runner said of its GILs.
+std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std::string& mode) {
+  if (child.threads.empty()) return std::nullopt;
+  std::vector<GilReport> gils;
+  std::string unlocated = mode == "exec" ? "not located (exec mode: no runner to locate it)"
+                                         : "not located (the runner did not say)";
+  const auto main_gil = std::find_if(child.events.gils.begin(), child.events.gils.end(),
+                                     [](const protocol::GilEvent& g) { return g.interpreter == 0; });
+  if (main_gil != child.events.gils.end() && main_gil->has_gil && main_gil->futex_hi == 0)
+    unlocated = "not located (" + main_gil->note + ")";
+  else if (main_gil != child.events.gils.end())
+    for (const auto& g : child.events.gils)
+      if (!g.has_gil || g.futex_hi > g.futex_lo) gils.push_back({g.has_gil, g.futex_lo, g.futex_hi});
+  std::vector<pid_t> helpers;
+  for (const auto& g : child.events.gils)
+    if (g.helper_tid > 0) helpers.push_back(static_cast<pid_t>(g.helper_tid));
+  return classify_threads(child.threads, gils, unlocated, helpers);
 }
 
 }  // namespace
@@ -149,6 +203,14 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   } else if (rerr) {
     r.status = RunStatus::error;
     error = RunError{"GilhostRunnerError", "", std::string(protocol::to_string(rerr->stage)) + ": " + rerr->message};
+  } else if (child.events.foreign > 0) {
+    // Something besides the runner wrote well-formed events: what was kept is the runner's, but the run
+    // is not one to trust.
+    r.status = RunStatus::error;
+    note = std::to_string(child.events.foreign) + " event" + (child.events.foreign > 1 ? "s" : "") +
+           " on the event channel (fd " + std::to_string(child.event_fd) + ") came from elsewhere and were refused (the first: " +
+           child.events.first_foreign + "): a process forked in the case that returned from it, or the script wrote to "
+           "the channel" + (cs ? "" : "; the runner never reported the case");
   } else if (child.events.unreadable > 0) {
     r.status = RunStatus::error;
     note = std::to_string(child.events.unreadable) + " line" + (child.events.unreadable > 1 ? "s" : "") +
@@ -164,6 +226,8 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   }
 
   if (cs && !cs->note.empty()) note += (note.empty() ? "" : "; ") + cs->note;
+  if (child.leftover_processes > 0)
+    note += (note.empty() ? "" : "; ") + leftover_note(child.leftover_processes);
 
   r.wall_ns = cs ? cs->wall_ns : child.wall_ns();
   r.exit_code = child.exit_code;
@@ -190,6 +254,7 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.tree_cpu_ns = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
   r.max_rss_kb = child.usage.ru_maxrss;
   if (child.sampling.is_object()) r.rss = tree_summary_from_json(child.sampling);
+  r.thread_states = thread_states_of(child, r.mode);
   r.has_result = outcome.has_result;
   r.result = outcome.result;
   r.error = error;
@@ -252,12 +317,16 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     ChildRequest req;
     RunnerSpec spec = runner_spec(*run.c, *run.interp);
     spec.bootstrap_cache_dir = options.bootstrap_cache_dir;
+    spec.locate_gil = ex.thread_states;
+    spec.token = run_token();
+    req.event_token = spec.token;
     // The descriptor after the event pipe's: its closing at our death kills the run's process group.
     req.watch_fd = options.event_fd + 1;
     req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd);
     req.env = run.interp->gil_forced ? gil_env : env;
     req.timeout_s = ex.timeout_s;
     req.sample_interval_ms = ex.sample_interval_ms;
+    req.thread_states = ex.thread_states;
     req.event_fd = options.event_fd;
     req.echo_output = options.echo_output;
     req.interrupt = options.interrupt;

@@ -92,6 +92,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (ro.repeat > 0) ex.repeat = ro.repeat;
   if (ro.warmup >= 0) ex.warmup = ro.warmup;
   if (ro.timeout > 0) ex.timeout_s = ro.timeout;
+  if (ro.no_thread_states) ex.thread_states = false;
 
   const std::vector<std::string>& selectors = co.pythons.empty() ? ex.interpreters : co.pythons;
   Selection sel = select_interpreters(discovery.found, selectors, [&](const std::string& path, std::string& reason) {
@@ -106,6 +107,10 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   }
   if (ro.force_exec)
     for (auto& i : sel.selected) i.shared = false;  // the interpreter itself is the child
+  if (const std::string why = plan_too_large(ex, sel.selected.size()); !why.empty()) {
+    std::cerr << ex.path << ": " << why << "\n";
+    return 2;
+  }
   Plan plan = plan_runs(ex, sel.selected);
   if (ro.dry_run) {
     std::cout << ex.name << ": " << plan.runs.size() << " runs (" << ex.cases.size() << " cases x "

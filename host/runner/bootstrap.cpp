@@ -24,10 +24,52 @@ def _json_str(s):
             out.append('\\' + ch)
         elif ch < ' ' or ch == '\x7f':
             out.append('\\u%04x' % ord(ch))
+        elif '\ud800' <= ch <= '\udfff':
+            # A lone surrogate has no UTF-8: kept as the text \udc80 (backslash and all), as
+            # errors="backslashreplace" writes it (docs/results-format.md).
+            out.append('\\\\u%04x' % ord(ch))
         else:
             out.append(ch)
     out.append('"')
     return ''.join(out)
+
+
+class UnrecordableValue(ValueError):
+    # A value JSON cannot hold as it is: too deep, circular, or a dict whose keys would collide.
+    __module__ = "gilhost"
+
+    def __init__(self, why):
+        ValueError.__init__(self, why)
+        self.why = why
+        self.root = "value"
+        self.path = []
+
+    def __str__(self):
+        where = "".join("[%r]" % p for p in self.path)
+        return "gilhost cannot record it: %s (at %s%s)" % (self.why, self.root, where)
+
+
+def _key_text(k, seen):
+    # JSON keys are text: a str as it is, an int as its digits (as json.dumps does); two keys that would
+    # become one text, or a key of any other type, cannot be recorded faithfully.
+    if isinstance(k, str):
+        text = k
+    elif isinstance(k, int) and not isinstance(k, bool):
+        text = _int_text(int(k))
+    else:
+        raise UnrecordableValue("a dict key that is not a string or an int: %s" % _safe_repr(k))
+    if text in seen:
+        raise UnrecordableValue("two dict keys are both %s in JSON: %s and %s"
+                                % (_json_str(text), _safe_repr(seen[text]), _safe_repr(k)))
+    seen[text] = k
+    return text
+
+
+def _safe_repr(v):
+    try:
+        return "%s (%s)" % (repr(v), type(v).__name__)
+    except BaseException:
+        return "a %s" % type(v).__name__
 
 
 def _int_text(v):
@@ -42,11 +84,12 @@ def _int_text(v):
             sys.set_int_max_str_digits(limit)
 
 
-def _json(v, depth=0):
+def _json(v, depth=0, open_ids=None):
     # JSON has no NaN or infinity, and the host reads integers beyond 64 bits as doubles: those are
     # written as tagged values, {"$float": "nan"} and {"$int": "<digits>"} (docs/results-format.md).
+    # What it cannot hold as it is raises UnrecordableValue: the case's error, never a silent repr().
     if depth > 64:
-        return _json_str(repr(v))
+        raise UnrecordableValue("nested deeper than 64 levels")
     if v is None or v is True or v is False:
         return {None: 'null', True: 'true', False: 'false'}[v]
     if isinstance(v, int):
@@ -62,11 +105,37 @@ def _json(v, depth=0):
         return repr(float(v))
     if isinstance(v, str):
         return _json_str(v)
-    if isinstance(v, (list, tuple)):
-        return '[' + ','.join(_json(x, depth + 1) for x in v) + ']'
-    if isinstance(v, dict):
-        return '{' + ','.join(_json_str(str(k)) + ':' + _json(x, depth + 1) for k, x in v.items()) + '}'
+    if isinstance(v, (list, tuple, dict)):
+        open_ids = open_ids if open_ids is not None else set()
+        if id(v) in open_ids:
+            raise UnrecordableValue("a list or dict that contains itself")
+        open_ids.add(id(v))
+        try:
+            return _json_container(v, depth, open_ids)
+        finally:
+            open_ids.discard(id(v))
     return _json_str(repr(v))
+
+
+def _json_container(v, depth, open_ids):
+    parts = []
+    if isinstance(v, dict):
+        seen = {}
+        for k, x in v.items():
+            key = _key_text(k, seen)
+            try:
+                parts.append(_json_str(key) + ':' + _json(x, depth + 1, open_ids))
+            except UnrecordableValue as e:
+                e.path.insert(0, k)
+                raise
+        return '{' + ','.join(parts) + '}'
+    for i, x in enumerate(v):
+        try:
+            parts.append(_json(x, depth + 1, open_ids))
+        except UnrecordableValue as e:
+            e.path.insert(0, i)
+            raise
+    return '[' + ','.join(parts) + ']'
 
 
 def _install_gilhost_module():
@@ -91,10 +160,17 @@ def _install_gilhost_module():
 def _record_error(exc):
     import traceback
     t = type(exc)
-    _state["error"] = {"type": t.__name__, "qualname": t.__module__ + "." + t.__qualname__,
-                       "message": str(exc)}
+    try:
+        message = str(exc)
+    except BaseException as e:  # the exception's own __str__ failed: still the case's error
+        message = "<str() of the exception raised %s>" % type(e).__name__
+    _state["error"] = {"type": t.__name__, "qualname": "%s.%s" % (t.__module__, t.__qualname__),
+                       "message": message}
     # Keep what `python script.py` would print, for the captured stderr.
-    traceback.print_exception(t, exc, exc.__traceback__)
+    try:
+        traceback.print_exception(t, exc, exc.__traceback__)
+    except BaseException:
+        pass
     _state["exit_code"] = 1
 
 
@@ -105,7 +181,10 @@ def _record_exit(exc):
     elif isinstance(code, int):
         _state["exit_code"] = code
     else:
-        print(code, file=sys.stderr)
+        try:
+            print(code, file=sys.stderr)
+        except BaseException:
+            pass
         _state["exit_code"] = 1
 
 
@@ -213,15 +292,30 @@ def _run():
         _record_error(exc)
 
 
+def _recorded(name, value):
+    # `value` as JSON, or None with the case's error when it cannot be recorded (an UnrecordableValue,
+    # or whatever the script's own __repr__, items() or __iter__ raised): the case's fault, its timing.
+    try:
+        return _json(value)
+    except BaseException as exc:
+        if isinstance(exc, UnrecordableValue):
+            exc.root = name
+            exc = exc.with_traceback(None)  # gilhost's frames would only hide the message
+        if _state["error"] is None:
+            _record_error(exc)
+        _state["exit_code"] = _state["exit_code"] or 1
+        return None
+
+
 def _finish():
     threading = sys.modules.get("threading")
-    out = {
-        "has_result": _state["has_result"],
-        "result": _state["result"],
+    result = _recorded("result", _state["result"]) if _state["has_result"] else "null"
+    metrics = _recorded("metrics", _state["metrics"]) or "{}"
+    marks = _recorded("marks", _state["marks"]) or "[]"
+    fields = {
+        "has_result": result is not None and _state["has_result"],
         "error": _state["error"],
         "exit_code": _state["exit_code"],
-        "metrics": _state["metrics"],
-        "marks": _state["marks"],
         "gil_enabled_before": _state.get("gil_enabled_before"),
         "gil_enabled": _gil_enabled(),
         "gil_forced": _gil_forced(),
@@ -229,7 +323,8 @@ def _finish():
         "threads_alive": threading.active_count() if threading is not None else 1,
         "python_version": "%d.%d.%d" % sys.version_info[:3],
     }
-    return _json(out)
+    recorded = '"result":%s,"metrics":%s,"marks":%s' % (result or "null", metrics, marks)
+    return _json(fields)[:-1] + ',' + recorded + '}'
 
 
 )PY";
@@ -262,6 +357,7 @@ def _keep_high(fd, at):
 def _exec_main():
     # Exec mode: no host code in this process, so bracket the case from here with the same clocks.
     fd = _keep_high(_spec["event_fd"], 1024)
+    token = _spec.pop("token", "")  # local: the script shares __main__'s globals with us here
     watch = _spec.get("watch_fd", -1)
     if watch >= 0:
         # The pipe whose closing at gilhost's death kills our process group (run/child.cpp).
@@ -279,8 +375,10 @@ def _exec_main():
     d = [b - a for a, b in zip(r0, r1)]
     cpu = {"user_ns": d[0], "sys_ns": d[1], "children_user_ns": d[2], "children_sys_ns": d[3],
            "cpu_ns": d[0] + d[1] + d[2] + d[3], "voluntary_switches": d[4], "involuntary_switches": d[5]}
+    # pid at the write: a process forked in the case that gets here is not the one gilhost started.
     line = ('{"event":"case","mode":"exec","start_ns":%d,"end_ns":%d,"wall_ns":%d,"prepare_ns":%d,'
-            '"cpu":%s,"outcome":%s}\n' % (t0, t1, t1 - t0, t0 - t_init, _json(cpu), _finish()))
+            '"cpu":%s,"outcome":%s,"pid":%d,"token":%s}\n'
+            % (t0, t1, t1 - t0, t0 - t_init, _json(cpu), _finish(), os.getpid(), _json_str(token)))
     os.write(fd, line.encode())
     sys.stdout.flush()
     raise SystemExit(_state["exit_code"])

@@ -6,6 +6,7 @@
 #include "runner/bootstrap.hpp"
 #include "util/checksum.hpp"
 #include "util/fd.hpp"
+#include "util/paths.hpp"
 
 namespace gilhost {
 
@@ -47,7 +48,9 @@ std::optional<std::string> decode_bootstrap_cache(const std::string& file, const
 
 std::optional<std::string> read_bootstrap_cache(const std::string& path, const std::string& python_version) {
   try {
-    return decode_bootstrap_cache(read_file(path), python_version);
+    // Code that will run: only from a file of ours that no one else may write (util/paths).
+    const auto file = read_private_file(path);
+    return file ? decode_bootstrap_cache(*file, python_version) : std::nullopt;
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -55,8 +58,7 @@ std::optional<std::string> read_bootstrap_cache(const std::string& path, const s
 
 bool write_bootstrap_cache(const std::string& path, const std::string& python_version, const std::string& marshalled) {
   try {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    ensure_private_dir(std::filesystem::path(path).parent_path().string());
     write_file_atomic(path, encode_bootstrap_cache(python_version, marshalled));
     return true;
   } catch (const std::exception&) {

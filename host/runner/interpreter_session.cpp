@@ -52,6 +52,7 @@ std::string Bootstrap::finish() {
     return {};
   }
   const char* s = api_.PyUnicode_AsUTF8(r.get());
+  if (!s) api_.PyErr_Print();  // the traceback the runner's message promises
   return s ? std::string(s) : std::string();
 }
 

@@ -21,6 +21,7 @@
 #include "protocol/codec.hpp"
 #include "python/capi.hpp"
 #include "python/library.hpp"
+#include "runner/gil_locator.hpp"
 #include "runner/interpreter_session.hpp"
 #include "runner/runspec.hpp"
 #include "runner/scoped_interpreter.hpp"
@@ -62,6 +63,8 @@ struct EventChannel {
   // must not receive our events in that file.
   dev_t dev = 0;
   ino_t ino = 0;
+  // gilhost's token for this run (--token): with our pid, what tells our events from anyone else's.
+  std::string token;
   // Events go to a copy of `event_fd` high up; `event_fd` stays open (close-on-exec), as scripts knew it.
   void open(int event_fd) {
     struct stat st {};
@@ -76,7 +79,8 @@ struct EventChannel {
     return fd >= 0 && ::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
   }
   void send(const gilhost::protocol::Event& event) const {
-    if (still_ours()) gilhost::write_all(fd, gilhost::protocol::encode(event) + "\n");
+    // getpid() at each send: a process forked in the case that reaches here is not the runner.
+    if (still_ours()) gilhost::write_all(fd, gilhost::protocol::encode(event, {::getpid(), token}) + "\n");
   }
 };
 
@@ -91,7 +95,7 @@ using Stage = gilhost::protocol::RunnerStage;
 
 int usage() {
   std::fprintf(stderr,
-               "usage: gilhost-runner --event-fd FD [--watch-fd FD] --spec JSON\n"
+               "usage: gilhost-runner --event-fd FD [--watch-fd FD] [--token TOKEN] --spec JSON\n"
                "The child process of one gilhost run; gilhost starts it, people need not.\n");
   return 2;
 }
@@ -159,6 +163,8 @@ int main(int argc, char** argv) {
       event_fd = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--watch-fd") == 0 && i + 1 < argc) {
       watch_fd = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--token") == 0 && i + 1 < argc) {
+      events.token = argv[++i];
     } else if (std::strcmp(argv[i], "--spec") == 0 && i + 1 < argc) {
       spec_text = argv[++i];
     } else {
@@ -198,6 +204,7 @@ int main(int argc, char** argv) {
   Startup startup;
   startup.init_ns = gilhost::monotonic_ns() - t0;
   events.send(gilhost::protocol::ReadyEvent{::getpid(), startup.init_ns, main_at, load_ns});
+  if (spec.locate_gil) events.send(gilhost::locate_gil(api, 0));
 
   int exit_code = 0;
   {
@@ -205,7 +212,9 @@ int main(int argc, char** argv) {
     startup.bootstrap_ns = code.prepare_ns();
     startup.bootstrap_cached = code.from_cache();
     if (spec.subinterpreters > 0) {
-      gilhost::protocol::CaseEvent event = gilhost::run_in_subinterpreters(api, spec, code);
+      std::vector<gilhost::protocol::GilEvent> gils;
+      gilhost::protocol::CaseEvent event = gilhost::run_in_subinterpreters(api, spec, code, gils);
+      for (const auto& gil : gils) events.send(gil);
       startup.stamp(event);
       exit_code = static_cast<int>(event.outcome.exit_code);
       events.send(event);

@@ -37,7 +37,7 @@ nlohmann::json RunnerSpec::to_json() const {
   return {{"libpython", libpython}, {"executable", executable}, {"script", script},
           {"module", module},       {"mode", mode},           {"function", function},     {"kwargs", to_wire(kwargs)},
           {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil},
-          {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}};
+          {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}, {"locate_gil", locate_gil}};
 }
 
 RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
@@ -54,6 +54,7 @@ RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
   s.gil = j.value("gil", "own");
   s.free_threaded = j.value("free_threaded", false);
   s.bootstrap_cache_dir = j.value("bootstrap_cache_dir", "");
+  s.locate_gil = j.value("locate_gil", true);
   return s;
 }
 

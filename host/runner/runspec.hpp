@@ -20,6 +20,10 @@ struct RunnerSpec {
   std::string gil = "own";  // subinterpreters: "own" or "shared"
   bool free_threaded = false;  // a Py_GIL_DISABLED build: what subinterpreter configs it accepts, GIL watching
   std::string bootstrap_cache_dir;  // where the compiled bootstrap is kept; empty: compile every run
+  bool locate_gil = true;  // say where each interpreter's GIL lives (runner/gil_locator): thread states are on
+  // gilhost's token for this run, which every event of the runner carries (protocol::Envelope): on the
+  // runner's command line (--token), in exec mode in the bootstrap's spec; never in to_json().
+  std::string token;
 
   // As it travels on the runner's command line. `kwargs` keep their NaNs and infinities, which JSON text
   // cannot hold (nlohmann writes null): each goes as {"$float": "nan" | "inf" | "-inf"}, and an object key

@@ -9,6 +9,7 @@
 
 #include "measure/clock.hpp"
 #include "protocol/codec.hpp"
+#include "runner/gil_locator.hpp"
 #include "runner/interpreter_session.hpp"
 #include "runner/scoped_interpreter.hpp"
 #include "util/strings.hpp"
@@ -21,6 +22,7 @@ struct Worker {
   std::string outcome;  // JSON from _finish()
   std::string error;    // creation or bootstrap failure
   std::int64_t end_ns = 0;
+  std::optional<protocol::GilEvent> gil;  // its own GIL, located
 };
 
 // Everyone waits for `go` before timing starts; the coordinator waits for `ready` and `finished`.
@@ -67,6 +69,18 @@ py::PyInterpreterConfig config_for(const RunnerSpec& spec, std::string& note) {
   return py::PyInterpreterConfig{1, 1, 1, 1, 1, 1, py::kSharedGil};
 }
 
+// An own-GIL interpreter's GIL. Not on 3.12 (the build whose creations are serialized): a thread state
+// made there for such an interpreter from another thread aborts the process at exit (free(): invalid
+// pointer), so its GIL stays unlocated and a wait on it counts as a lock wait.
+protocol::GilEvent locate_own_gil(const py::Api& api, int interpreter, bool is_312) {
+  if (!is_312) return locate_gil(api, interpreter);
+  protocol::GilEvent event;
+  event.interpreter = interpreter;
+  event.has_gil = true;
+  event.note = "3.12: an own-GIL interpreter's GIL is not located";
+  return event;
+}
+
 void worker_main(const py::Api& api, const RunnerSpec& spec, const py::PyInterpreterConfig& config,
                  bool serialize_creation, const BootstrapCode& code, int index, Gate& gate, Worker& out) {
   SubInterpreter sub(api, config, serialize_creation);
@@ -76,6 +90,7 @@ void worker_main(const py::Api& api, const RunnerSpec& spec, const py::PyInterpr
     gate.arrive(gate.finished);
     return;
   }
+  if (spec.locate_gil && config.gil == py::kOwnGil) out.gil = locate_own_gil(api, index + 1, serialize_creation);
   Bootstrap boot(api, spec, index, code);  // its namespace is released inside its own interpreter, before `sub` ends
   if (!boot.ok()) out.error = boot.error();
   if (boot.ok()) boot.call("_prepare");
@@ -141,7 +156,8 @@ protocol::Outcome combine_outcomes(const std::vector<Worker>& workers, std::vect
 
 }  // namespace
 
-protocol::CaseEvent run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec, const BootstrapCode& code) {
+protocol::CaseEvent run_in_subinterpreters(const py::Api& api, const RunnerSpec& spec, const BootstrapCode& code,
+                                           std::vector<protocol::GilEvent>& gils) {
   const int n = spec.subinterpreters;
   std::string note;
   const py::PyInterpreterConfig config = config_for(spec, note);
@@ -178,6 +194,8 @@ protocol::CaseEvent run_in_subinterpreters(const py::Api& api, const RunnerSpec&
   event.wall_ns = end_ns - start_ns;
   event.cpu = cpu_delta(before, after);
   event.outcome = combine_outcomes(workers, event.per_interpreter);
+  for (const Worker& w : workers)
+    if (w.gil) gils.push_back(*w.gil);
   // No interpreter could say (none was created): the main one's GIL, held again here, is the one they
   // would have had or shared.
   if (!event.outcome.gil_enabled)

@@ -1,9 +1,17 @@
 #include "util/paths.hpp"
 
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
+
+#include "util/fd.hpp"
 
 namespace gilhost {
 
@@ -11,9 +19,31 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Whether `st` is something of this user's that no one else may write.
+bool private_to_us(const struct stat& st) { return st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0; }
+
+// /tmp/gilhost-UID, made 0700: a home for a user who has none, never a folder shared with other users.
+fs::path private_tmp() {
+  const fs::path dir = fs::path("/tmp") / ("gilhost-" + std::to_string(::geteuid()));
+  ::mkdir(dir.c_str(), 0700);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0)
+    throw std::runtime_error("no HOME, and " + dir.string() + " is not a private folder of yours (mode 0700): set HOME");
+  return dir;
+}
+
 fs::path home() {
   const char* h = std::getenv("HOME");
-  return h && *h ? fs::path(h) : fs::path("/tmp");
+  if (h && *h == '/') return h;
+  // No HOME (env -i, a service): the password database's, never a shared folder in /tmp.
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  char buf[4096];
+  struct stat st {};
+  if (::getpwuid_r(::geteuid(), &pw, buf, sizeof buf, &found) == 0 && found && found->pw_dir && *found->pw_dir == '/' &&
+      ::stat(found->pw_dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid())
+    return found->pw_dir;
+  return private_tmp();
 }
 
 }  // namespace
@@ -28,6 +58,37 @@ std::string data_dir() {
   const char* xdg = std::getenv("XDG_DATA_HOME");
   const fs::path base = xdg && *xdg == '/' ? fs::path(xdg) : home() / ".local" / "share";
   return (base / "gilhost").lexically_normal().string();
+}
+
+void ensure_private_dir(const std::string& dir) {
+  std::error_code ec;
+  const fs::path parent = fs::path(dir).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw std::runtime_error("cannot create " + dir + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) throw std::runtime_error("cannot create " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode) || !private_to_us(st))
+    throw std::runtime_error(dir + " is not a folder of yours that only you may write (it is a link, another user's, "
+                                   "or writable by others): gilhost will not use it");
+}
+
+std::optional<std::string> read_private_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  struct stat st {}, folder {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !private_to_us(st)) return std::nullopt;
+  // The folder too: in one that others may write, the file could be replaced between two reads.
+  if (::stat(fs::path(path).parent_path().c_str(), &folder) != 0 || !private_to_us(folder)) return std::nullopt;
+  std::string text;
+  char chunk[65536];
+  for (ssize_t n; (n = ::read(fd.get(), chunk, sizeof chunk)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::nullopt;
+    }
+    text.append(chunk, static_cast<std::size_t>(n));
+  }
+  return text;
 }
 
 std::string builds_dir() { return (fs::path(data_dir()) / "pythons").string(); }

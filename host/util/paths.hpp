@@ -1,15 +1,25 @@
 #pragma once
 // Where gilhost keeps things (XDG base directories).
+#include <optional>
 #include <string>
 
 namespace gilhost {
 
+// HOME is $HOME, else the password database's home; a user without one gets /tmp/gilhost-UID (0700, its
+// own), never a folder other users share.
 // What it can rebuild: $XDG_CACHE_HOME/gilhost, else ~/.cache/gilhost.
 std::string cache_dir();
 // What it made and keeps (gilhost build's Pythons and logs): $XDG_DATA_HOME/gilhost, else
 // ~/.local/share/gilhost. A relative $XDG_DATA_HOME is ignored, as the XDG specification says: a
 // build's prefix is compiled into it and must not depend on the current folder.
 std::string data_dir();
+// Makes `dir` (mode 0700) when missing; throws std::runtime_error unless it is a folder of this user's
+// that no one else may write (as XDG asks of its folders). Caches are written only into such a folder.
+void ensure_private_dir(const std::string& dir);
+// The contents of `path` when it is a regular file of this user's, in a folder of this user's, that no
+// one else may write; opened without following a link or waiting on a FIFO. nullopt otherwise: a cache
+// that is not safely ours is not trusted, only rebuilt.
+std::optional<std::string> read_private_file(const std::string& path);
 // The builds of `gilhost build`, one folder per label: data_dir()/pythons.
 std::string builds_dir();
 // A program that ships with gilhost (gilhost-runner, gilhost-load): beside the running gilhost (a build

@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
 
 #include "util/paths.hpp"
@@ -14,11 +17,24 @@ namespace gilhost {
 
 namespace {
 
+// What to do when the lock cannot be had: the caches are optional, the lock is not needed to measure.
+constexpr const char* kWayOut =
+    " (give --no-lock to measure without the lock, or point XDG_CACHE_HOME at a folder you can write: the "
+    "caches are optional)";
+
 UniqueFd open_lock_file(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd) throw std::system_error(errno, std::generic_category(), "cannot open the session lock " + path);
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  try {
+    ensure_private_dir(folder.string());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("the session lock's folder: ") + e.what() + kWayOut);
+  }
+  // Never through a link, never blocking on a FIFO put in its place.
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600));
+  if (!fd) throw std::runtime_error("cannot open the session lock " + path + ": " + std::strerror(errno) + kWayOut);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid())
+    throw std::runtime_error("the session lock " + path + " is not a regular file of yours" + kWayOut);
   return fd;
 }
 

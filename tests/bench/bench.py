@@ -159,18 +159,19 @@ class Gilhost:
         self.binary, self.workdir = binary, workdir
         self.n = 0
 
-    def config(self, call, params, repeat, interval_ms):
+    def config(self, call, params, repeat, interval_ms, thread_states):
         self.n += 1
         path = os.path.join(self.workdir, "bench%d.toml" % self.n)
         with open(path, "w") as f:
             f.write('[experiment]\nname = "bench"\nscript = %s\nrepeat = %d\nwarmup = 0\ntimeout = 300.0\n'
-                    'sample_interval_ms = %d\n\n[[case]]\nname = "%s"\ncall = "%s"\nparams = %s\n'
-                    % (json.dumps(cases_path(self.workdir)), repeat, interval_ms, call, call, toml_table(params)))
+                    'sample_interval_ms = %d\nthread_states = %s\n\n[[case]]\nname = "%s"\ncall = "%s"\nparams = %s\n'
+                    % (json.dumps(cases_path(self.workdir)), repeat, interval_ms, "true" if thread_states else "false",
+                       call, call, toml_table(params)))
         return path
 
-    def run(self, python, call, params, repeat=1, interval_ms=10):
+    def run(self, python, call, params, repeat=1, interval_ms=10, thread_states=True):
         """Runs a session; returns (whole-command wall seconds, run records)."""
-        config = self.config(call, params, repeat, interval_ms)
+        config = self.config(call, params, repeat, interval_ms, thread_states)
         results = config.replace(".toml", ".jsonl")
         log = os.path.join(self.workdir, "stderr.txt")  # its warnings (e.g. about the load) stay out of the report
         wall = spawn_wall([self.binary, "run", config, "-p", python, "-o", results, "--no-details"], stderr=log)
@@ -366,10 +367,22 @@ def floor_share(wake, seconds, interval_us, reads=0):
     return (time.process_time() - c0) / (time.monotonic() - t0)
 
 
-def host_share(g, python, seconds, children, interval_ms):
-    _, runs = g.run(python, "watch_host", {"seconds": seconds, "children": children}, interval_ms=interval_ms)
+def host_share(g, python, seconds, children, interval_ms, threads=0, thread_states=True):
+    _, runs = g.run(python, "watch_host", {"seconds": seconds, "children": children, "threads": threads},
+                    interval_ms=interval_ms, thread_states=thread_states)
     res = runs[0]["result"]
     return res["host_cpu_ns"] / res["wall_ns"]
+
+
+def fig_thread_states(g, python, seconds, pairs):
+    """gilhost's CPU share at the default interval watching a run of 4 threads (and its main thread), with
+    thread states on / off, alternating."""
+    on, off, ratios = [], [], []
+    for i in range(pairs):
+        for side in alternate(i, "on", "off"):
+            (on if side == "on" else off).append(host_share(g, python, seconds, 0, 10, 4, side == "on"))
+        ratios.append(on[-1] / off[-1])
+    return {"ratio": ratio_figure(ratios), "on_share": median(on), "off_share": median(off)}
 
 
 def fig_sampler(g, python, wake, seconds, pairs):
@@ -492,6 +505,11 @@ def report(fig):
                          "bare 10 ms loop %.2f %%; reading %s statm each wake-up %.2f %%"
                          % (s["floor_10ms_share"] * 100, k.replace("proc", ""), s["floor_10ms_statm_share"][k] * 100),
                          v <= 0.01))
+    t = fig.get("thread_states")
+    if t:
+        rows.append(("3 sampler CPU at 10 ms with thread states, 4 threads / the same without <= 1.2x", ci(t["ratio"]),
+                     "%.2f %% vs %.2f %% of a core" % (t["on_share"] * 100, t["off_share"] * 100),
+                     t["ratio"]["ratio"] <= 1.2))
     for key, goal, limit in (("perturbation", "4 2-thread CPU-bound on %s, in-script gilhost / plain <= 1.02x", 1.02),
                              ("cpu", "  1-thread CPU-bound on %s, in-script gilhost / plain <= 1.02x", 1.02),
                              ("cpu_ft", "  1-thread CPU-bound on %s, in-script gilhost / plain <= 1.02x", 1.02)):
@@ -534,7 +552,7 @@ def main():
                                      "(default: the newest shared GIL build found)")
     ap.add_argument("--quick", action="store_true", help="fewer and shorter rounds (noisier), under 3 minutes")
     ap.add_argument("--json", help="also write every figure here")
-    ap.add_argument("--only", help="comma-separated: hyperfine,fixed,sampler,cpu,perturbation,case_time,rss")
+    ap.add_argument("--only", help="comma-separated: hyperfine,fixed,sampler,thread_states,cpu,perturbation,case_time,rss")
     ap.add_argument("--builds", help="comma-separated versions for figure 2 (e.g. 3.13.0,3.14.7t; default all)")
     ap.add_argument("--workdir", help="where results files go (default: a temporary folder in $TMPDIR)")
     args = ap.parse_args()
@@ -583,6 +601,9 @@ def main():
                     g, b, work, embed, runner, 8 if q else 12, 4 if q else 10))
         if want("sampler"):
             fig["sampler"] = step("3 sampler", lambda: fig_sampler(g, python, wake, 1.5 if q else 3.0, 3 if q else 6))
+        if want("thread_states"):
+            fig["thread_states"] = step("3b thread states", lambda: fig_thread_states(g, python, 1.5 if q else 3.0,
+                                                                                    3 if q else 6))
         if want("perturbation") and ft:
             b = max(ft, key=version_key)
             fig["perturbation"] = step("4 perturbation %s" % label(b), lambda: fig_cpu(

@@ -52,12 +52,23 @@ def _schedstat_ns(pid):
     return total
 
 
-def watch_host(seconds=5.0, children=0, **_):
-    """Sleeps `seconds` (with `children` sleeping child processes) and measures how much CPU time the
-    host (our parent, gilhost) spent meanwhile: that is the cost of watching this run."""
+def watch_host(seconds=5.0, children=0, threads=0, **_):
+    """Sleeps `seconds` (with `children` sleeping child processes and `threads` threads of its own that wake
+    every 5 ms) and measures how much CPU time the host (our parent, gilhost) spent meanwhile: that is the
+    cost of watching this run."""
     import subprocess
+    import threading
     kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(%r)" % (seconds + 5)])
             for _ in range(children)]
+    stop = threading.Event()
+
+    def tick():
+        while not stop.wait(0.005):
+            pass
+
+    workers = [threading.Thread(target=tick) for _ in range(threads)]
+    for w in workers:
+        w.start()
     time.sleep(0.3 + 0.1 * children)  # the children are up (2 cores start ~10 a second) and sampled
     host = os.getppid()
     c0, t0 = _schedstat_ns(host), time.monotonic_ns()
@@ -66,6 +77,9 @@ def watch_host(seconds=5.0, children=0, **_):
     for k in kids:
         k.kill()
         k.wait()
+    stop.set()
+    for w in workers:
+        w.join()
     return {"host_cpu_ns": c1 - c0, "wall_ns": t1 - t0}
 
 

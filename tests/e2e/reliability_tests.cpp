@@ -621,7 +621,7 @@ TEST_CASE("bad TOML gets file:line:column messages and exit status 2, from check
   INFO(c.err);
   CHECK(c.exit_code == 2);
   for (const char* where : {":4:10: error: 'repeat' must be an integer", ":5:11: error: 'timeout' must be more",
-                            ":6:22: error: 'sample_interval_ms' must be at least 1", ":7:16: error: 'interpreters' is empty",
+                            ":6:22: error: 'sample_interval_ms' must be from 1 to 60000", ":7:16: error: 'interpreters' is empty",
                             ":8:1: error: unknown key 'colour'", ":13:1: error: case 'both': give either",
                             ":21:7: error: gil must be", ":22:21: error: sweep.seconds must be",
                             ":24:10: error: status must be one of"})

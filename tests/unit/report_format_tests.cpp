@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 #include "report/html.hpp"
 #include "report/markdown.hpp"
 #include "report/model.hpp"
+#include "report/thread_lanes.hpp"
 #include "results/record_json.hpp"
 #include "report_test_util.hpp"
 
@@ -330,4 +332,108 @@ TEST_CASE("CSV export: one row per run, RFC 4180", "[report][export]") {
     if (r.value("has_result", false)) CHECK(json::parse(row[col("result")]) == r["result"]);
     else CHECK(row[col("result")].empty());
   }
+}
+
+TEST_CASE("HTML: thread lanes of each cell's median run, a legend, a rect per segment; stacked shares per case", "[report][html][threads]") {
+  const ReportModel model = build_report_model(merge_files({report_test::fixture("report_threads.jsonl")}), {});
+  const Section& s = model.sections[0];
+  const std::string html = render_html(model);
+  std::string problem;
+  const bool balanced = balanced_markup(html, problem);
+  INFO(problem);
+  CHECK(balanced);
+  CHECK_FALSE(contains(html, "<script"));
+
+  // 3 cases x 2 builds, every cell with thread states: lanes per cell, folded per case; a shares chart per case.
+  CHECK(count(html, "<svg class=\"lanes\"") == 6);
+  CHECK(count(html, "<details class=\"lanes\">") == 3);
+  CHECK(count(html, "<svg class=\"threadshares\"") == 3);
+  CHECK(count(html, "<rect class=\"sharebar\"") > 0);
+  // The legend of every chart names each state.
+  CHECK(count(html, "<g class=\"legend-item\"") == (6 + 3) * static_cast<std::size_t>(kThreadStateCount));
+  for (ThreadState st : kThreadStates) CHECK(contains(html, std::string(">") + thread_state_label(st) + "</text></g>"));
+  // One lane per thread and one rect per segment of each cell's median run (its 10 ms segments are wide enough).
+  std::size_t lanes = 0, segments = 0;
+  for (const auto& c : s.summary.cases)
+    for (const auto& i : s.summary.interpreters) {
+      const RunRecord* run = median_thread_run(s.summary.cell(c, i)->runs);
+      REQUIRE(run);
+      for (const auto& t : run->thread_states->threads) {
+        ++lanes;
+        segments += thread_spans(t).size();
+        CHECK(contains(html, fmt::format("<g class=\"lane\" data-tid=\"{}\"", t.tid)));
+      }
+    }
+  CHECK(count(html, "<g class=\"lane\"") == lanes);
+  CHECK(count(html, "<rect class=\"seg\"") == segments);
+  CHECK(count(html, "<rect class=\"seg\" data-state=\"gil\"") > 0);
+  CHECK(contains(html, "thread timelines: the median run of each build"));
+}
+
+TEST_CASE("HTML: thread lanes stop at 16 and count the rest", "[report][html][threads]") {
+  RunRecord run;
+  run.thread_states = ThreadStates{};
+  ThreadStates& ts = *run.thread_states;
+  ts.threads_not_kept = 3;
+  for (int k = 0; k < 20; ++k) {
+    ThreadRecord t;
+    t.tid = 500 + k;
+    t.name = "w" + std::to_string(k);
+    t.python = k != 0;  // the first is not Python: it goes after the Python threads, so past the cap
+    t.end_ns = 100000000;
+    t.timeline = {{0, ThreadState::cpu}, {50000000, ThreadState::gil}};
+    ts.threads.push_back(t);
+  }
+  const std::string svg = thread_lanes_svg(run);
+  CHECK(count(svg, "<g class=\"lane\"") == kMaxThreadLanes);
+  CHECK(count(svg, "<rect class=\"seg\"") == 2 * kMaxThreadLanes);
+  CHECK_FALSE(contains(svg, "data-tid=\"500\""));
+  CHECK(contains(svg, ">and 7 more threads</text>"));  // 4 kept past the cap, 3 not kept
+  CHECK(contains(svg, ">100 ms</text>"));  // the time axis
+}
+
+TEST_CASE("thread lanes: spans too narrow to draw are gathered and drawn in proportion to each state's time", "[report][threads]") {
+  using S = ThreadState;
+  const std::vector<StateSpan> wide{{0, 10, S::cpu}, {10, 20, S::gil}, {20, 30, S::gil}, {40, 50, S::io}};
+  const auto drawn = drawn_spans(wide, 1.0);
+  REQUIRE(drawn.size() == 3);  // the two GIL spans joined; the gap before io kept
+  CHECK(drawn[1].start_ns == 10);
+  CHECK(drawn[1].end_ns == 30);
+  CHECK(drawn[2].start_ns == 40);
+
+  // The time each state is drawn for.
+  auto drawn_time = [](const std::vector<StateSpan>& spans) {
+    std::map<S, std::int64_t> out;
+    for (const auto& sp : spans) out[sp.state] += sp.end_ns - sp.start_ns;
+    return out;
+  };
+  // 1000 spans of 1 ns, three in four GIL waits, drawn at 100 ns: ten gatherings of 75 GIL and 25 CPU.
+  std::vector<StateSpan> narrow;
+  for (std::int64_t k = 0; k < 1000; ++k) narrow.push_back({k, k + 1, k % 4 == 0 ? S::cpu : S::gil});
+  const auto merged = drawn_spans(narrow, 100.0);
+  CHECK(drawn_time(merged) == std::map<S, std::int64_t>{{S::cpu, 250}, {S::gil, 750}});
+  CHECK(merged.size() <= 11);  // each gathering's first part joins the one before it
+  CHECK(merged.front().start_ns == 0);
+  CHECK(merged.back().end_ns == 1000);
+  for (std::size_t k = 1; k < merged.size(); ++k) {
+    CHECK(merged[k].start_ns == merged[k - 1].end_ns);  // no gap, no overlap
+    CHECK(merged[k].state != merged[k - 1].state);      // neighbours of one state joined
+  }
+
+  // A long run whose thread changes state every sample (half on CPU, half waiting for the GIL): its lane's
+  // rects stay bounded by the lane's width, and still show half and half.
+  RunRecord run;
+  run.thread_states = ThreadStates{};
+  ThreadRecord busy;
+  busy.tid = 7;
+  busy.end_ns = 2000 * 5000000LL;
+  for (std::int64_t k = 0; k < 2000; ++k) busy.timeline.push_back({k * 5000000, k % 2 ? S::gil : S::cpu});
+  run.thread_states->threads = {busy};
+  const std::string svg = thread_lanes_svg(run);
+  const std::size_t rects = count(svg, "<rect class=\"seg\"");
+  CHECK(rects > 100);
+  CHECK(rects <= 2 * 700 / static_cast<std::size_t>(kMinSpanPx));
+  const std::size_t gil_rects = count(svg, "<rect class=\"seg\" data-state=\"gil\"");
+  CHECK(gil_rects + 1 >= rects / 2);  // they alternate
+  CHECK(gil_rects <= rects / 2 + 1);
 }

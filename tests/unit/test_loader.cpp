@@ -494,7 +494,7 @@ subinterpreters = 0
     // what() holds one line per error.
     std::string what = e.what();
     CHECK(std::count(what.begin(), what.end(), '\n') == 2);
-    CHECK_THAT(what, Catch::Matchers::Contains("'repeat' must be at least 1"));
+    CHECK_THAT(what, Catch::Matchers::Contains("'repeat' must be from 1 to 100000"));
   }
 }
 

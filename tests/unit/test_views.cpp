@@ -230,7 +230,7 @@ TEST_CASE("loader: [[view]] errors are located at file:line:column", "[config][l
 
   errors = sb.errors(sb.head() + "[[view]]\nkind = \"bar\"\na = \"one\"\nkey = \"k\"\n");
   REQUIRE(errors.size() == 1);
-  CHECK_THAT(errors[0].message, Contains("kind = \"ratio\" or \"value\""));
+  CHECK_THAT(errors[0].message, Contains("kind = \"ratio\", \"value\" or \"gil_wait\""));
   CHECK(errors[0].where.line == first + 1);
 
   errors = sb.errors(sb.head() + "[[view]]\nkind = \"value\"\na = \"one\"\narticle = \"3x\"\ncolour = 1\n");

@@ -1,0 +1,39 @@
+#pragma once
+// One-line readings of a cell's thread states, where the figures are plain: "4 threads waited for the GIL,
+// 74 % of the Python threads' time: the GIL serialised them". Computed from the cell's median shares over its Python
+// threads (report/threads), only for cells whose runs have thread states and 2+ Python threads. Every
+// threshold is here, and in docs/reports.md ("Readings").
+#include <string>
+#include <vector>
+
+#include "report/summary.hpp"
+#include "report/threads.hpp"
+
+namespace gilhost {
+
+namespace reading {
+constexpr int kMinThreads = 2;             // fewer Python threads: nothing to contend
+constexpr double kGilSerialised = 0.25;    // GIL wait share at least this: the GIL serialised the threads
+constexpr double kLockConvoy = 0.60;       // lock share at least this (a join alone is at most half)
+constexpr double kIoBound = 0.50;          // I/O share at least this
+constexpr double kParallelism = 1.5;       // CPU / wall above this...
+constexpr double kParallelGilBelow = 0.05; // ...with a GIL wait share below this: the threads ran in parallel
+constexpr double kWaitedForCore = 0.25;    // runqueue share at least this: more runnable threads than cores
+}  // namespace reading
+
+// The rules, in the order a cell's readings print: what dominated first, waiting for a core last.
+enum class ReadingRule { gil_serialised, lock_convoy, io_bound, parallel, waited_for_core };
+const char* reading_rule_name(ReadingRule rule);  // "gil_serialised", ... (JSON)
+
+struct Reading {
+  std::string case_name, build;
+  ReadingRule rule = ReadingRule::gil_serialised;
+  std::string text;  // "lock convoy: the threads spent 95 % of their time waiting on a lock"
+};
+
+// What the shares of one cell say; `cpu_per_wall` is the cell's median CPU / wall.
+std::vector<Reading> cell_readings(const ThreadShares& shares, double cpu_per_wall);
+// Every cell's readings, case by case in the grid's order, builds in column order.
+std::vector<Reading> build_readings(const Summary& summary);
+
+}  // namespace gilhost

@@ -1,0 +1,110 @@
+#include "report/threads.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/stats.hpp"
+
+namespace gilhost {
+
+bool gil_told_apart(const ThreadStates& states) { return states.gil == "located" || states.gil == "none"; }
+
+int python_thread_count(const ThreadStates& states) {
+  const auto kept = std::count_if(states.threads.begin(), states.threads.end(), [](const ThreadRecord& t) { return t.python; });
+  return static_cast<int>(kept) + states.threads_not_kept;
+}
+
+namespace {
+
+// The runs a cell's thread figures come from: measured, ok, with thread states in which something lived.
+std::vector<const RunRecord*> runs_with_threads(const std::vector<RunRecord>& runs) {
+  std::vector<const RunRecord*> out;
+  for (const auto& r : runs)
+    if (r.measured_ok() && r.thread_states && r.thread_states->python_totals.lived_ns() > 0) out.push_back(&r);
+  return out;
+}
+
+}  // namespace
+
+std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
+  const std::vector<const RunRecord*> with = runs_with_threads(runs);
+  if (with.empty()) return std::nullopt;
+  ThreadShares out;
+  out.runs = static_cast<int>(with.size());
+  out.no_gil = true;
+  std::vector<double> gil, threads, waiters, waiters_share;
+  for (const RunRecord* r : with) {
+    const ThreadStates& ts = *r->thread_states;
+    threads.push_back(python_thread_count(ts));
+    out.no_gil &= ts.gil == "none";
+    if (!gil_told_apart(ts)) continue;
+    ++out.gil_runs;
+    gil.push_back(ts.gil_wait_share());
+    ThreadTimes of_waiters;
+    int count = 0;
+    for (const ThreadRecord& t : ts.threads)
+      if (t.python && t.times.share(ThreadState::gil) >= kGilWaiterShare) {
+        ++count;
+        of_waiters += t.times;
+      }
+    waiters.push_back(count);
+    waiters_share.push_back(of_waiters.share(ThreadState::gil));
+  }
+  for (std::size_t k = 0; k < kThreadStates.size(); ++k) {
+    std::vector<double> shares;
+    for (const RunRecord* r : with) shares.push_back(r->thread_states->python_totals.share(kThreadStates[k]));
+    out.median[k] = median_of(shares);
+  }
+  out.python_threads = static_cast<int>(std::lround(median_of(threads)));
+  if (!gil.empty()) {
+    out.gil_wait = median_of(gil);
+    out.gil_waiters = static_cast<int>(std::lround(median_of(waiters)));
+    out.gil_waiters_share = median_of(waiters_share);
+  }
+  return out;
+}
+
+std::optional<double> median_gil_wait(const std::vector<RunRecord>& runs) {
+  const auto shares = thread_shares(runs);
+  return shares ? shares->gil_wait : std::nullopt;
+}
+
+std::string percent_text(double share) { return fmt::format("{} %", std::lround(100 * share)); }
+
+std::string points_change_text(double a_share, double b_share) {
+  // From the rounded percentages, so that "74 % → 12 %" reads "-62 pts" and not "-61 pts".
+  const long change = std::lround(100 * b_share) - std::lround(100 * a_share);
+  return change == 0 ? "0 pts" : fmt::format("{:+d} pts", change);
+}
+
+std::string gil_wait_text(const std::optional<ThreadShares>& shares) {
+  if (!shares) return "-";
+  return shares->gil_wait ? percent_text(*shares->gil_wait) : "?";
+}
+
+const RunRecord* median_thread_run(const std::vector<RunRecord>& runs) {
+  std::vector<const RunRecord*> ranked = runs_with_threads(runs);
+  if (ranked.empty()) return nullptr;
+  std::stable_sort(ranked.begin(), ranked.end(), [](const RunRecord* a, const RunRecord* b) { return a->wall_ns < b->wall_ns; });
+  return ranked[(ranked.size() - 1) / 2];
+}
+
+std::vector<StateSpan> thread_spans(const ThreadRecord& t) {
+  std::vector<StateSpan> out;
+  for (std::size_t k = 0; k < t.timeline.size(); ++k) {
+    const std::int64_t start = t.timeline[k].start_ns;
+    const std::int64_t end = k + 1 < t.timeline.size() ? t.timeline[k + 1].start_ns : t.end_ns;
+    if (end > start) out.push_back({start, end, t.timeline[k].state});
+  }
+  return out;
+}
+
+std::int64_t timeline_end_ns(const ThreadStates& states) {
+  std::int64_t end = 0;
+  for (const auto& t : states.threads) end = std::max(end, t.end_ns);
+  return end;
+}
+
+}  // namespace gilhost

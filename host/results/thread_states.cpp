@@ -1,0 +1,53 @@
+#include "results/thread_states.hpp"
+
+namespace gilhost {
+
+const char* thread_state_name(ThreadState state) {
+  switch (state) {
+    case ThreadState::cpu: return "cpu";
+    case ThreadState::runqueue: return "runqueue";
+    case ThreadState::gil: return "gil";
+    case ThreadState::lock: return "lock";
+    case ThreadState::io: return "io";
+    case ThreadState::sleep: return "sleep";
+    case ThreadState::other: return "other";
+  }
+  return "other";
+}
+
+const char* thread_state_label(ThreadState state) {
+  switch (state) {
+    case ThreadState::cpu: return "on CPU";
+    case ThreadState::runqueue: return "waiting for a core";
+    case ThreadState::gil: return "waiting for the GIL";
+    case ThreadState::lock: return "waiting on a lock";
+    case ThreadState::io: return "waiting for I/O";
+    case ThreadState::sleep: return "sleeping";
+    case ThreadState::other: return "other wait";
+  }
+  return "other wait";
+}
+
+std::optional<ThreadState> parse_thread_state(const std::string& name) {
+  for (ThreadState s : kThreadStates)
+    if (name == thread_state_name(s)) return s;
+  return std::nullopt;
+}
+
+std::int64_t ThreadTimes::lived_ns() const {
+  std::int64_t sum = 0;
+  for (std::int64_t v : ns) sum += v;
+  return sum;
+}
+
+double ThreadTimes::share(ThreadState s) const {
+  const std::int64_t lived = lived_ns();
+  return lived > 0 ? static_cast<double>((*this)[s]) / static_cast<double>(lived) : 0.0;
+}
+
+ThreadTimes& ThreadTimes::operator+=(const ThreadTimes& o) {
+  for (std::size_t i = 0; i < ns.size(); ++i) ns[i] += o.ns[i];
+  return *this;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,82 @@
+#pragma once
+// Where every thread of a run spent its time (docs/results-format.md, "threads"): the record's types.
+//
+// measure/thread_states samples /proc/PID/task/TID/{schedstat,syscall,comm} each tick and classifies what
+// it reads; this is what a run record keeps of it. Time on a CPU and time waiting for one are exact
+// (schedstat); the off-CPU time is split by what the thread was seen waiting in at the samples around it.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gilhost {
+
+// What a thread was doing. The order is the order of every table and legend.
+enum class ThreadState {
+  cpu,       // running on a CPU
+  runqueue,  // runnable, waiting for a core
+  gil,       // waiting for the GIL of its interpreter
+  lock,      // waiting on a lock, condition, queue, join (a futex that is not a GIL's)
+  io,        // read/write/recv/send/poll/epoll/select/accept/connect
+  sleep,     // time.sleep (nanosleep, clock_nanosleep, select or poll on no descriptor)
+  other,     // any other wait (another system call, a page fault, stopped)
+};
+constexpr int kThreadStateCount = 7;
+constexpr std::array<ThreadState, kThreadStateCount> kThreadStates{
+    ThreadState::cpu, ThreadState::runqueue, ThreadState::gil,  ThreadState::lock,
+    ThreadState::io,  ThreadState::sleep,    ThreadState::other};
+
+// "cpu", "runqueue", "gil", "lock", "io", "sleep", "other": the names the results file uses.
+const char* thread_state_name(ThreadState state);
+// For people: "on CPU", "waiting for a core", "waiting for the GIL", ...
+const char* thread_state_label(ThreadState state);
+std::optional<ThreadState> parse_thread_state(const std::string& name);
+
+// Nanoseconds in each state.
+struct ThreadTimes {
+  std::array<std::int64_t, kThreadStateCount> ns{};
+
+  std::int64_t& operator[](ThreadState s) { return ns[static_cast<std::size_t>(s)]; }
+  std::int64_t operator[](ThreadState s) const { return ns[static_cast<std::size_t>(s)]; }
+  std::int64_t lived_ns() const;  // every state together
+  // The share of the lived time in `s` (0 when nothing lived).
+  double share(ThreadState s) const;
+  ThreadTimes& operator+=(const ThreadTimes& o);
+};
+
+// A run of one state, from `start_ns` (since the run's spawn) to the next segment's start or the thread's end.
+struct ThreadSegment {
+  std::int64_t start_ns = 0;
+  ThreadState state = ThreadState::other;
+};
+
+struct ThreadRecord {
+  std::int64_t pid = 0, tid = 0;
+  std::string name;     // /proc's comm: what the thread (or its process) calls itself
+  bool python = true;   // a thread of a Python process of the run (the runner, the interpreter, its workers)
+  bool gil_located = false;  // its process's GIL was located, so GIL waits are told from lock waits
+  std::int64_t start_ns = 0, end_ns = 0;  // first and last sight, since the run's spawn
+  ThreadTimes times;
+  std::vector<ThreadSegment> timeline;  // at the sampler's resolution (coarser past kMaxSegments)
+  static constexpr std::size_t kMaxSegments = 2000;
+};
+
+// Every thread of one run.
+struct ThreadStates {
+  int interval_ms = 0;       // the sampler's interval
+  std::int64_t samples = 0;  // ticks that read the threads
+  // How GIL waits were told apart in this run: "located" (the runner said where each GIL lives), "none"
+  // (no GIL: a free-threaded build with its GIL off), or why not ("exec mode: the GIL was not located").
+  std::string gil;
+  std::vector<ThreadRecord> threads;
+  // Threads past the number kept one by one (a run with thousands): only in `python_totals`/`all_totals`.
+  int threads_not_kept = 0;
+  ThreadTimes python_totals;  // across the threads of the run's Python processes
+  std::int64_t cost_ns = 0;   // what reading the threads cost the sampler
+
+  // Time waiting for the GIL / time the Python threads lived: the headline figure.
+  double gil_wait_share() const { return python_totals.share(ThreadState::gil); }
+};
+
+}  // namespace gilhost

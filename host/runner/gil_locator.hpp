@@ -1,0 +1,25 @@
+#pragma once
+// Where the GIL of the interpreter this thread is attached to lives, found by watching a thread wait for it.
+//
+// While this thread holds the GIL, a helper thread with a thread state of that interpreter tries to take
+// it (PyEval_RestoreThread) and blocks; its /proc/self/task/TID/syscall then shows the futex word it sleeps
+// on, a word of the GIL's condition variable (take_gil waits there, on every build 3.9-3.14). The window
+// around that word covers the rest of the GIL's state, its mutex and its switch condition and mutex
+// (struct _gil_runtime_state, under 220 bytes on every build): a thread seen waiting on a futex in it
+// waits for this GIL. No CPython struct is read or assumed: the kernel shows where the wait is. A helper
+// that takes the GIL without waiting says the interpreter has none (a free-threaded build, GIL off).
+#include <cstdint>
+
+#include "protocol/events.hpp"
+#include "python/capi.hpp"
+
+namespace gilhost {
+
+// Bytes of the window below and above the word a GIL waiter was seen on.
+constexpr std::uint64_t kGilWindowBelow = 96, kGilWindowAbove = 160;
+
+// `interpreter`: 0 for the main one, 1..N for the runner's subinterpreters. The calling thread must hold
+// the interpreter's GIL (be attached to it); it holds it again on return.
+protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter);
+
+}  // namespace gilhost

@@ -1,0 +1,219 @@
+// End to end: what gilhost says each thread did, against workloads whose answer is known
+// (tests/fixtures/thread_states.py), on every build found: 3.9-3.13, 3.14.7, 3.14.7t and 3.14.7t with its
+// GIL forced on. CI builds the free-threaded one, so its absence is a failure, not a skip.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sandbox.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+const std::string kFixtures = std::string(GILHOST_SOURCE_DIR) + "/tests/fixtures";
+
+struct Runs {
+  gilhost::Captured out;
+  std::vector<json> runs;
+};
+
+// Every case of thread_states.toml on every build, once (the test cases below share it).
+const Runs& all_runs() {
+  static const Runs runs = [] {
+    static e2e::Sandbox box("thread-states");
+    Runs r;
+    r.out = box.gilhost("run '" + kFixtures + "/thread_states.toml' -p all -p ft+gil -o results.jsonl");
+    for (const auto& line : e2e::json_lines(box.dir / "results.jsonl"))
+      if (line.value("type", "") == "run") r.runs.push_back(line);
+    return r;
+  }();
+  return runs;
+}
+
+std::vector<const json*> runs_of(const std::string& case_name) {
+  std::vector<const json*> out;
+  for (const auto& r : all_runs().runs)
+    if (r["case"] == case_name) out.push_back(&r);
+  return out;
+}
+
+bool has_gil(const json& run) { return !run.value("free_threaded", false) || run.value("gil_forced", false); }
+
+std::string label(const json& run) {
+  return run.value("interpreter", "?") + (run.value("gil_forced", false) ? "+gil" : "");
+}
+
+// The tids a run's result names (a subinterpreter case's result is one per interpreter).
+std::vector<std::int64_t> tids_of(const json& run) {
+  std::vector<std::int64_t> out;
+  const json& result = run["result"];
+  auto take = [&](const json& one) {
+    if (one.is_object() && one.contains("tids"))
+      for (const auto& t : one["tids"]) out.push_back(t.get<std::int64_t>());
+  };
+  if (result.is_array()) for (const auto& one : result) take(one);
+  else take(result);
+  return out;
+}
+
+const json& thread(const json& run, std::int64_t tid) {
+  for (const auto& t : run["thread_states"]["threads"])
+    if (t["tid"].get<std::int64_t>() == tid) return t;
+  FAIL("thread " << tid << " of " << run["case"] << " on " << label(run) << " is not in its thread_states");
+  throw std::logic_error("unreachable");
+}
+
+double share(const json& t, const char* state) {
+  double lived = 0;
+  for (const auto& [k, v] : t["ns"].items()) lived += v.get<double>();
+  return lived > 0 ? t["ns"][state].get<double>() / lived : 0.0;
+}
+
+// The threads' GIL waits over the time they were not waiting for a core: on 2 cores shared with other
+// work, a woken waiter's wait for a core is the machine's, not the GIL's.
+double gil_share_of_available(const std::vector<const json*>& threads) {
+  double gil = 0, available = 0;
+  for (const json* t : threads) {
+    double lived = 0;
+    for (const auto& [k, v] : (*t)["ns"].items()) lived += v.get<double>();
+    gil += (*t)["ns"]["gil"].get<double>();
+    available += lived - (*t)["ns"]["runqueue"].get<double>();
+  }
+  return available > 0 ? gil / available : 0.0;
+}
+
+// The named threads of every ok run of `case_name`, together.
+template <typename Check>
+void for_each_run(const std::string& case_name, Check check) {
+  const auto runs = runs_of(case_name);
+  REQUIRE_FALSE(runs.empty());
+  for (const json* run : runs) {
+    INFO(case_name << " on " << label(*run) << ": " << run->value("note", "") << run->value("stderr", ""));
+    REQUIRE(run->value("status", "") == "ok");
+    REQUIRE(run->contains("thread_states"));
+    std::vector<const json*> threads;
+    for (std::int64_t tid : tids_of(*run)) threads.push_back(&thread(*run, tid));
+    REQUIRE_FALSE(threads.empty());
+    std::string dump;
+    for (const json* t : threads) dump += (*t)["ns"].dump() + "\n";
+    INFO("threads:\n" << dump);
+    check(*run, threads);
+  }
+}
+
+// Each named thread of every ok run of `case_name`, with the build's label.
+template <typename Check>
+void for_each_thread(const std::string& case_name, Check check) {
+  for_each_run(case_name, [&](const json& run, const std::vector<const json*>& threads) {
+    for (const json* t : threads) check(run, *t);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("thread states: every build ran, the free-threaded one with and without its GIL", "[thread_states]") {
+  const Runs& r = all_runs();
+  INFO(r.out.out << r.out.err);
+  std::map<std::string, bool> builds;
+  for (const auto& run : r.runs) builds[label(run)] = run.value("free_threaded", false);
+  bool free_threaded = false, forced = false, gil_39 = false;
+  for (const auto& [name, ft] : builds) {
+    free_threaded = free_threaded || (ft && name.find("+gil") == std::string::npos);
+    forced = forced || name.find("+gil") != std::string::npos;
+    gil_39 = gil_39 || name.rfind("3.9", 0) == 0;
+  }
+  CHECK(free_threaded);
+  CHECK(forced);
+  CHECK(gil_39);
+}
+
+TEST_CASE("thread states: N threads spinning wait for the GIL (N-1)/N of their time, none without a GIL",
+          "[thread_states]") {
+  for_each_run("spin", [](const json& run, const std::vector<const json*>& threads) {
+    REQUIRE(threads.size() == 4);
+    if (has_gil(run)) {
+      CHECK(run["thread_states"]["gil"] == "located");
+      CHECK(std::abs(gil_share_of_available(threads) - 0.75) <= 0.05);
+    } else {
+      CHECK(run["thread_states"]["gil"] == "none");
+      for (const json* t : threads) {
+        CHECK(share(*t, "gil") < 0.03);
+        CHECK(share(*t, "cpu") + share(*t, "runqueue") > 0.9);
+      }
+    }
+  });
+}
+
+TEST_CASE("thread states: each thread's CPU time is its own time.thread_time() within 2 %", "[thread_states]") {
+  for_each_thread("spin_linger", [](const json& run, const json& t) {
+    const double own = run["result"]["thread_time"][std::to_string(t["tid"].get<std::int64_t>())].get<double>();
+    const double sampled = t["ns"]["cpu"].get<double>() / 1e9;
+    INFO("sampled " << sampled << " s, the thread's own clock " << own << " s");
+    CHECK(std::abs(sampled - own) <= 0.02 * own);
+  });
+}
+
+TEST_CASE("thread states: a Lock held across a sleep is a lock wait, not a GIL wait", "[thread_states]") {
+  for_each_run("lock_sleep", [](const json&, const std::vector<const json*>& threads) {
+    double lock = 0, gil = 0, lived = 0;
+    for (const json* t : threads)
+      for (const auto& [k, v] : (*t)["ns"].items()) {
+        lived += v.get<double>();
+        if (k == "lock") lock += v.get<double>();
+        if (k == "gil") gil += v.get<double>();
+      }
+    // 3 threads, each holding the lock for a third of the time and waiting for it most of the rest.
+    CHECK(lock / lived > 0.4);
+    CHECK(gil / lived < 0.05);
+  });
+}
+
+TEST_CASE("thread states: time.sleep is sleep, a blocking pipe read is I/O", "[thread_states]") {
+  for_each_thread("sleeper", [](const json&, const json& t) {
+    INFO("thread " << t["tid"] << " " << t["ns"].dump());
+    CHECK(share(t, "sleep") > 0.8);
+  });
+  for_each_thread("pipe_reader", [](const json&, const json& t) {
+    INFO("thread " << t["tid"] << " " << t["ns"].dump());
+    CHECK(share(t, "io") > 0.8);
+  });
+}
+
+TEST_CASE("thread states: C code that releases the GIL shows little GIL wait", "[thread_states]") {
+  for_each_run("hashing", [](const json&, const std::vector<const json*>& threads) {
+    CHECK(gil_share_of_available(threads) < 0.15);
+  });
+}
+
+TEST_CASE("thread states: own-GIL subinterpreters do not wait for one another, shared-GIL ones do",
+          "[thread_states]") {
+  for_each_run("subinterpreters_own", [](const json&, const std::vector<const json*>& threads) {
+    CHECK(threads.size() == 2);
+    CHECK(gil_share_of_available(threads) < 0.03);
+  });
+  for_each_run("subinterpreters_shared", [](const json& run, const std::vector<const json*>& threads) {
+    CHECK(threads.size() == 2);
+    if (has_gil(run)) CHECK(gil_share_of_available(threads) > 0.3);
+    else CHECK(gil_share_of_available(threads) < 0.03);
+  });
+}
+
+TEST_CASE("thread states: --no-thread-states records none", "[thread_states]") {
+  e2e::Sandbox box("no-thread-states");
+  const auto c = box.gilhost("run '" + kFixtures + "/thread_states.toml' -p 3.12 --case sleeper --no-thread-states -o r.jsonl");
+  INFO(c.out << c.err);
+  REQUIRE(c.exit_code == 0);
+  int runs = 0;
+  for (const auto& line : e2e::json_lines(box.dir / "r.jsonl"))
+    if (line.value("type", "") == "run") {
+      ++runs;
+      CHECK_FALSE(line.contains("thread_states"));
+    }
+  CHECK(runs == 1);
+}

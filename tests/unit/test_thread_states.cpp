@@ -1,0 +1,301 @@
+// measure/thread_states: reading /proc's syscall files, classifying a wait, accounting a thread's time,
+// and the sampler on real threads of this process.
+#include <catch2/catch.hpp>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "measure/clock.hpp"
+#include "measure/thread_states.hpp"
+#include "protocol/codec.hpp"
+#include "results/record_json.hpp"
+
+using gilhost::ProcessGils;
+using gilhost::SyscallReading;
+using gilhost::ThreadState;
+
+namespace {
+
+SyscallReading in_call(long nr, std::uint64_t a0, std::uint64_t a1) {
+  SyscallReading r;
+  r.kind = SyscallReading::Kind::in_syscall;
+  r.number = static_cast<int>(nr);
+  r.arg0 = a0;
+  r.arg1 = a1;
+  return r;
+}
+
+SyscallReading running() {
+  SyscallReading r;
+  r.kind = SyscallReading::Kind::running;
+  return r;
+}
+
+const ProcessGils kGilAt1000{true, {{1000, 1256}}};
+
+}  // namespace
+
+TEST_CASE("parse_syscall: running, outside a call, in a call with its arguments", "[thread_states]") {
+  CHECK(gilhost::parse_syscall("running\n").kind == SyscallReading::Kind::running);
+  CHECK(gilhost::parse_syscall("-1 0x7ffd3587a898 0x7f01a766c2ad\n").kind == SyscallReading::Kind::outside_syscall);
+  const SyscallReading r =
+      gilhost::parse_syscall("202 0x7f01a74f3048 0x89 0x0 0x7ffd3587a8c0 0x0 0xffffffff 0x7ffd3587a898 0x7f01a766c2ad\n");
+  CHECK(r.kind == SyscallReading::Kind::in_syscall);
+  CHECK(r.number == 202);
+  CHECK(r.arg0 == 0x7f01a74f3048ull);
+  CHECK(r.arg1 == 0x89);
+  CHECK(gilhost::parse_syscall("").kind == SyscallReading::Kind::unreadable);
+}
+
+TEST_CASE("classify_wait: the GIL's futex words, other futexes, sleeps, I/O", "[thread_states]") {
+  const std::uint64_t wait_bitset_private = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG;  // 0x89
+  CHECK(gilhost::classify_wait(in_call(SYS_futex, 1040, wait_bitset_private), kGilAt1000) == ThreadState::gil);
+  CHECK(gilhost::classify_wait(in_call(SYS_futex, 1255, FUTEX_WAIT_PRIVATE), kGilAt1000) == ThreadState::gil);
+  // Just past the window, and a lock's wait with FUTEX_CLOCK_REALTIME (0x189): a lock.
+  CHECK(gilhost::classify_wait(in_call(SYS_futex, 1256, wait_bitset_private), kGilAt1000) == ThreadState::lock);
+  CHECK(gilhost::classify_wait(in_call(SYS_futex, 5000, 0x189), kGilAt1000) == ThreadState::lock);
+  // A futex that wakes others is no wait.
+  CHECK(gilhost::classify_wait(in_call(SYS_futex, 1040, FUTEX_WAKE_PRIVATE), kGilAt1000) == ThreadState::other);
+  // With no GIL located, a futex wait is a lock wait.
+  CHECK(gilhost::classify_wait(in_call(SYS_futex, 1040, wait_bitset_private), ProcessGils{}) == ThreadState::lock);
+  CHECK(gilhost::classify_wait(in_call(SYS_clock_nanosleep, 1, 0), kGilAt1000) == ThreadState::sleep);
+  CHECK(gilhost::classify_wait(in_call(SYS_nanosleep, 0, 0), kGilAt1000) == ThreadState::sleep);
+  // time.sleep before 3.11: select() on no descriptor.
+  CHECK(gilhost::classify_wait(in_call(SYS_select, 0, 0), kGilAt1000) == ThreadState::sleep);
+  CHECK(gilhost::classify_wait(in_call(SYS_select, 4, 0x7ff0), kGilAt1000) == ThreadState::io);
+  CHECK(gilhost::classify_wait(in_call(SYS_ppoll, 0x7ff0, 0), kGilAt1000) == ThreadState::sleep);
+  CHECK(gilhost::classify_wait(in_call(SYS_ppoll, 0x7ff0, 2), kGilAt1000) == ThreadState::io);
+  CHECK(gilhost::classify_wait(in_call(SYS_read, 0, 0x7ff0), kGilAt1000) == ThreadState::io);
+  CHECK(gilhost::classify_wait(in_call(SYS_recvfrom, 5, 0x7ff0), kGilAt1000) == ThreadState::io);
+  CHECK(gilhost::classify_wait(in_call(SYS_epoll_wait, 5, 0x7ff0), kGilAt1000) == ThreadState::io);
+  CHECK(gilhost::classify_wait(in_call(SYS_wait4, 99, 0), kGilAt1000) == ThreadState::other);
+  CHECK(gilhost::classify_wait(running(), kGilAt1000) == ThreadState::other);
+}
+
+namespace {
+
+gilhost::ThreadReading reading(std::int64_t t_ms, std::int64_t cpu_ms, SyscallReading s) {
+  gilhost::ThreadReading r;
+  r.t_ns = t_ms * 1000000;
+  r.cpu_ns = cpu_ms * 1000000;
+  r.syscall = s;
+  return r;
+}
+
+gilhost::ThreadObservations one_process(pid_t pid) {
+  gilhost::ThreadObservations obs;
+  obs.interval_ms = 10;
+  obs.root = pid;
+  obs.processes[pid] = {true, true};
+  return obs;
+}
+
+}  // namespace
+
+TEST_CASE("classify_threads: off-CPU time goes to what the thread was seen waiting in", "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(100);
+  const SyscallReading gil_wait = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
+  // Thread 101: runs 10 ms, waits for the GIL 30 ms (seen waiting), runs 10 ms, ... Thread 102: sleeps.
+  gilhost::ThreadTrack spinner{100, 101, "spin", {}};
+  spinner.readings = {reading(0, 0, running()),      reading(10, 10, gil_wait), reading(20, 10, gil_wait),
+                      reading(30, 10, gil_wait),     reading(40, 20, running()), reading(50, 20, gil_wait)};
+  gilhost::ThreadTrack sleeper{100, 102, "nap", {}};
+  sleeper.readings = {reading(0, 0, in_call(SYS_clock_nanosleep, 1, 0)), reading(50, 0, in_call(SYS_clock_nanosleep, 1, 0))};
+  gilhost::ThreadTrack helper{100, 103, "gilhost-runner", {}};
+  helper.readings = {reading(0, 0, gil_wait), reading(10, 0, gil_wait)};
+  obs.threads = {spinner, sleeper, helper};
+
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 1000, 1256}}, "", {103});
+  REQUIRE(s.threads.size() == 2);  // the runner's helper is none of the case's
+  CHECK(s.gil == "located");
+  const gilhost::ThreadTimes& spin = s.threads[0].times;
+  CHECK(spin[ThreadState::cpu] == 20000000);
+  CHECK(spin[ThreadState::gil] == 30000000);
+  CHECK(spin.lived_ns() == 50000000);
+  CHECK(s.threads[1].times[ThreadState::sleep] == 50000000);
+  CHECK(s.python_totals.lived_ns() == 100000000);
+  CHECK(s.gil_wait_share() == Approx(0.3));
+  // The timeline: running, waiting for the GIL, running, waiting.
+  REQUIRE(s.threads[0].timeline.size() == 4);
+  CHECK(s.threads[0].timeline[0].state == ThreadState::cpu);
+  CHECK(s.threads[0].timeline[1].state == ThreadState::gil);
+  CHECK(s.threads[0].timeline[1].start_ns == 10000000);
+  CHECK(s.threads[0].timeline[2].state == ThreadState::cpu);
+  CHECK(s.threads[0].timeline[3].state == ThreadState::gil);
+}
+
+TEST_CASE("classify_threads: a thread running at both samples keeps the wait it was last seen in", "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(200);
+  const SyscallReading gil_wait = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
+  gilhost::ThreadTrack t{200, 201, "t", {}};
+  // Seen waiting at 10 ms; running at 20 and 30 ms but on a CPU only 5 of those 10 ms.
+  t.readings = {reading(0, 0, running()), reading(10, 5, gil_wait), reading(20, 10, running()), reading(30, 15, running())};
+  gilhost::ThreadTrack other{200, 202, "main", {}};
+  other.readings = {reading(0, 0, running()), reading(30, 30, running())};
+  obs.threads = {t, other};
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 1000, 1256}}, "");
+  CHECK(s.threads[0].times[ThreadState::gil] == 15000000);
+  CHECK(s.threads[0].times[ThreadState::cpu] == 15000000);
+}
+
+TEST_CASE("classify_threads: no GIL, an unlocated GIL, a lone thread", "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(300);
+  const SyscallReading futex_wait = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
+  gilhost::ThreadTrack a{300, 301, "a", {{reading(0, 0, futex_wait), reading(10, 0, futex_wait)}}};
+  gilhost::ThreadTrack b{300, 302, "b", {{reading(0, 0, running()), reading(10, 10, running())}}};
+  obs.threads = {a, b};
+
+  const gilhost::ThreadStates none = gilhost::classify_threads(obs, {{false, 0, 0}}, "");
+  CHECK(none.gil == "none");
+  CHECK(none.threads[0].times[ThreadState::lock] == 10000000);
+  CHECK(none.threads[0].gil_located);
+
+  const gilhost::ThreadStates unknown = gilhost::classify_threads(obs, {}, "not located (exec mode)");
+  CHECK(unknown.gil == "not located (exec mode)");
+  CHECK_FALSE(unknown.threads[0].gil_located);
+
+  // A process of one thread never waits for its own GIL: its futex waits are lock waits, and known so.
+  gilhost::ThreadObservations lone = one_process(400);
+  lone.processes[400].root_program = false;
+  lone.threads = {gilhost::ThreadTrack{400, 400, "worker", {{reading(0, 0, futex_wait), reading(10, 0, futex_wait)}}}};
+  const gilhost::ThreadStates s = gilhost::classify_threads(lone, {}, "not located");
+  CHECK(s.threads[0].gil_located);
+  CHECK(s.threads[0].times[ThreadState::lock] == 10000000);
+}
+
+TEST_CASE("classify_threads: a long timeline is coarsened to at most kMaxSegments", "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(500);
+  gilhost::ThreadTrack t{500, 501, "flip", {}};
+  const SyscallReading gil_wait = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
+  std::int64_t cpu = 0;
+  for (int i = 0; i < 10000; ++i) {
+    if (i % 2 == 0) cpu += 10;
+    t.readings.push_back(reading(10 * i, cpu, i % 2 ? running() : gil_wait));
+  }
+  obs.threads = {t, gilhost::ThreadTrack{500, 502, "x", {{reading(0, 0, running())}}}};
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 1000, 1256}}, "");
+  const auto& timeline = s.threads[0].timeline;
+  CHECK(timeline.size() <= gilhost::ThreadRecord::kMaxSegments);
+  CHECK(timeline.size() > 10);
+  for (std::size_t i = 1; i < timeline.size(); ++i) CHECK(timeline[i].start_ns > timeline[i - 1].start_ns);
+  // Coarsening keeps the totals exact: they are not read from the timeline.
+  CHECK(s.threads[0].times.lived_ns() == 100000000000);  // with the 10 ms it had run at first sight
+}
+
+TEST_CASE("ThreadStateSampler: real threads of this process sleep, block on a pipe, spin", "[thread_states]") {
+  std::atomic<bool> stop{false};
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::atomic<pid_t> sleeper_tid{0}, reader_tid{0}, spinner_tid{0};
+  auto tid = [] { return static_cast<pid_t>(::syscall(SYS_gettid)); };
+  std::thread sleeper([&] {
+    sleeper_tid = tid();
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  });
+  std::thread reader([&] {
+    reader_tid = tid();
+    char c;
+    while (::read(fds[0], &c, 1) < 0) {
+    }
+  });
+  std::thread spinner([&] {
+    spinner_tid = tid();
+    volatile std::uint64_t x = 0;
+    while (!stop) x = x + 1;
+  });
+  while (!sleeper_tid || !reader_tid || !spinner_tid) std::this_thread::yield();
+
+  const pid_t self = ::getpid();
+  gilhost::ThreadStateSampler sampler(self, gilhost::monotonic_ns(), 5);
+  for (int tick = 0; tick < 60; ++tick) {
+    sampler.sample_process(self, 5, tick % 10 == 0);
+    sampler.end_tick();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  stop = true;
+  REQUIRE(::write(fds[1], "x", 1) == 1);
+  sleeper.join();
+  reader.join();
+  spinner.join();
+  ::close(fds[0]);
+  ::close(fds[1]);
+
+  const gilhost::ThreadStates s = gilhost::classify_threads(sampler.take(), {}, "not located");
+  auto find = [&](pid_t t) -> const gilhost::ThreadRecord& {
+    for (const auto& r : s.threads)
+      if (r.tid == t) return r;
+    FAIL("thread " << t << " not sampled");
+    return s.threads.front();
+  };
+  const auto& sl = find(sleeper_tid).times;
+  const auto& rd = find(reader_tid).times;
+  const auto& sp = find(spinner_tid).times;
+  CHECK(sl.share(ThreadState::sleep) > 0.8);
+  CHECK(rd.share(ThreadState::io) > 0.8);
+  CHECK(sp.share(ThreadState::cpu) + sp.share(ThreadState::runqueue) > 0.9);
+  CHECK(s.samples == 60);
+}
+
+TEST_CASE("GilEvent: encoded and decoded as the runner sends it", "[thread_states][protocol]") {
+  gilhost::protocol::GilEvent e;
+  e.interpreter = 2;
+  e.has_gil = true;
+  e.futex_lo = 0x7f0000001000ull;
+  e.futex_hi = 0x7f0000001100ull;
+  e.helper_tid = 4242;
+  const auto d = gilhost::protocol::decode(gilhost::protocol::encode(e));
+  REQUIRE(d.event);
+  const auto* back = std::get_if<gilhost::protocol::GilEvent>(&*d.event);
+  REQUIRE(back);
+  CHECK(back->interpreter == 2);
+  CHECK(back->has_gil);
+  CHECK(back->futex_lo == e.futex_lo);
+  CHECK(back->futex_hi == e.futex_hi);
+  CHECK(back->helper_tid == 4242);
+  CHECK_FALSE(gilhost::protocol::decode(R"({"event":"gil","futex_lo":-5})").event);
+}
+
+TEST_CASE("thread_states in a run record: written and read back", "[thread_states][results]") {
+  gilhost::RunRecord r;
+  r.experiment = "x";
+  r.case_name = "c";
+  r.interpreter = "3.12.1";
+  r.wall_ns = 5;
+  gilhost::ThreadStates s;
+  s.interval_ms = 10;
+  s.samples = 7;
+  s.gil = "located";
+  gilhost::ThreadRecord t;
+  t.pid = 1;
+  t.tid = 2;
+  t.name = "Thread-1 (spin)";
+  t.gil_located = true;
+  t.start_ns = 1000;
+  t.end_ns = 90000000;
+  t.times[ThreadState::gil] = 60000000;
+  t.times[ThreadState::cpu] = 30000000;
+  t.timeline = {{1000000, ThreadState::cpu}, {11000000, ThreadState::gil}};
+  s.threads = {t};
+  s.python_totals = t.times;
+  r.thread_states = s;
+  const nlohmann::json j = gilhost::to_json(r);
+  CHECK(j["thread_states"]["gil_wait_share"].get<double>() == Approx(2.0 / 3.0));
+  const auto back = std::get<gilhost::RunRecord>(gilhost::line_from_json(j));
+  REQUIRE(back.thread_states);
+  const gilhost::ThreadRecord& bt = back.thread_states->threads.at(0);
+  CHECK(bt.name == "Thread-1 (spin)");
+  CHECK(bt.times[ThreadState::gil] == 60000000);
+  CHECK(bt.timeline.size() == 2);
+  CHECK(bt.timeline[1].state == ThreadState::gil);
+  CHECK(bt.timeline[1].start_ns == 11000000);
+  CHECK(back.thread_states->gil_wait_share() == Approx(2.0 / 3.0));
+  // An older record has none.
+  nlohmann::json old = j;
+  old.erase("thread_states");
+  CHECK_FALSE(std::get<gilhost::RunRecord>(gilhost::line_from_json(old)).thread_states);
+}
