@@ -33,6 +33,7 @@
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
 #include "util/version.hpp"
+#include "sandbox.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -42,19 +43,7 @@ namespace {
 // The memory bound on gilhost while a run prints gigabytes. Under ASan (GILHOST_SANITIZE) freed memory
 // sits in its quarantine (256 MiB by default), so the bound is that much higher; both are far below the
 // 2 GiB a host that kept the output would need.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GILHOST_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(GILHOST_TEST_ASAN)
-#define GILHOST_TEST_ASAN 1
-#endif
-#ifdef GILHOST_TEST_ASAN
-constexpr long kMaxRssKb = 400 * 1024;
-#else
-constexpr long kMaxRssKb = 100 * 1024;
-#endif
+constexpr long kMaxRssKb = (e2e::kUnderAsan ? 400 : 100) * 1024;
 
 const std::string kGilhost = GILHOST_BINARY;
 const std::string kFixtures = std::string(GILHOST_SOURCE_DIR) + "/tests/fixtures/";

@@ -11,7 +11,24 @@
 
 #include "util/subprocess.hpp"
 
+// Whether this build runs under AddressSanitizer (GILHOST_SANITIZE instruments every target alike), which
+// reserves terabytes of address space for its shadow: a `ulimit -v` that bounds gilhost stops it at start.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GILHOST_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(GILHOST_TEST_ASAN)
+#define GILHOST_TEST_ASAN 1
+#endif
+
 namespace e2e {
+
+#ifdef GILHOST_TEST_ASAN
+constexpr bool kUnderAsan = true;
+#else
+constexpr bool kUnderAsan = false;
+#endif
 
 struct Sandbox {
   std::filesystem::path dir;
