@@ -24,25 +24,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using e2e::json_lines;
 using e2e::Sandbox;
+using e2e::embeddable_build;
 
 namespace {
 
 const std::string kGilhost = GILHOST_BINARY;
 
-// A GIL build that runs embedded: the newest gilhost finds.
-std::string embeddable_build() {
-  static const std::string label = [] {
-    std::string best;
-    const auto c = gilhost::run_capture({kGilhost, "pythons", "--json"}, 300);
-    const json list = json::parse(c.out, nullptr, false);
-    if (list.is_array())
-      for (const auto& i : list)
-        if (i.value("supported", false) && !i.value("free_threaded", false) && i.value("shared", false))
-          best = i.value("label", "");
-    return best;
-  }();
-  return label;
-}
 
 void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 

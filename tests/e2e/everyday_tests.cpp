@@ -22,22 +22,9 @@ const std::string kGilhost = GILHOST_BINARY;
 const std::string kSource = GILHOST_SOURCE_DIR;
 
 using e2e::Sandbox;
+using e2e::embeddable_build;
 using e2e::json_lines;
 
-// A GIL build that runs embedded: the newest gilhost finds.
-std::string embeddable_build() {
-  static const std::string label = [] {
-    std::string best;
-    const auto c = gilhost::run_capture({kGilhost, "pythons", "--json"}, 120);
-    const json list = json::parse(c.out, nullptr, false);
-    if (list.is_array())
-      for (const auto& i : list)
-        if (i.value("supported", false) && !i.value("free_threaded", false) && i.value("shared", false))
-          best = i.value("label", "");
-    return best;
-  }();
-  return label;
-}
 
 // Writes the experiment `toml` to NAME.toml in the sandbox, runs it once on `build` into NAME.jsonl, checks
 // gilhost's exit status, and returns the file's lines (the meta line first).

@@ -50,6 +50,21 @@ struct Sandbox {
   }
 };
 
+// A GIL build that runs embedded: the newest gilhost finds ("" when none).
+inline std::string embeddable_build() {
+  static const std::string label = [] {
+    std::string best;
+    const auto c = gilhost::run_capture({GILHOST_BINARY, "pythons", "--json"}, 300);
+    const nlohmann::json list = nlohmann::json::parse(c.out, nullptr, false);
+    if (list.is_array())
+      for (const auto& i : list)
+        if (i.value("supported", false) && !i.value("free_threaded", false) && i.value("shared", false))
+          best = i.value("label", "");
+    return best;
+  }();
+  return label;
+}
+
 // Every line of a results file, parsed.
 inline std::vector<nlohmann::json> json_lines(const std::filesystem::path& file) {
   std::vector<nlohmann::json> out;
