@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "report/html.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -15,20 +16,6 @@ namespace {
 std::string signal_text(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-}
-
-std::string html_esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::string runs_text(const FailedCell& c) { return fmt::format("{} of {} runs failed", c.failed, c.runs); }
@@ -86,7 +73,7 @@ std::string failures_text(const CellFailures& f) {
     for (const auto& line : c.traceback) out += "      " + line + "\n";
     if (!c.stderr_file.empty()) out += "      full stderr: " + c.stderr_file + "\n";
   }
-  if (!f.stopped.empty()) out += "\nnot repeated:\n";
+  if (!f.stopped.empty()) out += "\nstopped repeating:\n";
   for (const auto& s : f.stopped) out += "  " + s.case_name + " @ " + s.build + ": " + s.why + "\n";
   return out;
 }
@@ -99,7 +86,7 @@ std::string failures_markdown(const CellFailures& f) {
     if (!c.traceback.empty()) out += "\n  ```\n  " + join(c.traceback, "\n  ") + "\n  ```\n";
     if (!c.stderr_file.empty()) out += "\n  full stderr: `" + c.stderr_file + "`\n";
   }
-  if (!f.stopped.empty()) out += "\n### Not repeated\n\n";
+  if (!f.stopped.empty()) out += "\n### Stopped repeating\n\n";
   for (const auto& s : f.stopped) out += "- " + s.case_name + " @ " + s.build + ": " + s.why + "\n";
   return out.empty() ? out : out + "\n";
 }
@@ -108,14 +95,14 @@ std::string failures_html(const CellFailures& f) {
   std::string out;
   if (!f.failed.empty()) out += "<h3>Failed</h3>\n<ul class=\"failures\">\n";
   for (const auto& c : f.failed) {
-    out += "<li><details><summary><b>" + html_esc(c.case_name + " @ " + c.build) + "</b> (" + runs_text(c) + "): " +
-           html_esc(c.cause) + "</summary>\n<pre>" + html_esc(join(c.traceback, "\n")) + "</pre>\n";
-    if (!c.stderr_file.empty()) out += "<p>full stderr: <code>" + html_esc(c.stderr_file) + "</code></p>\n";
+    out += "<li><details><summary><b>" + html_escape(c.case_name + " @ " + c.build) + "</b> (" + runs_text(c) + "): " +
+           html_escape(c.cause) + "</summary>\n<pre>" + html_escape(join(c.traceback, "\n")) + "</pre>\n";
+    if (!c.stderr_file.empty()) out += "<p>full stderr: <code>" + html_escape(c.stderr_file) + "</code></p>\n";
     out += "</details></li>\n";
   }
   if (!f.failed.empty()) out += "</ul>\n";
-  if (!f.stopped.empty()) out += "<h3>Not repeated</h3>\n<ul class=\"failures\">\n";
-  for (const auto& s : f.stopped) out += "<li>" + html_esc(s.case_name + " @ " + s.build + ": " + s.why) + "</li>\n";
+  if (!f.stopped.empty()) out += "<h3>Stopped repeating</h3>\n<ul class=\"failures\">\n";
+  for (const auto& s : f.stopped) out += "<li>" + html_escape(s.case_name + " @ " + s.build + ": " + s.why) + "</li>\n";
   if (!f.stopped.empty()) out += "</ul>\n";
   return out;
 }

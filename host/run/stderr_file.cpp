@@ -19,7 +19,8 @@ std::string write_stderr_file(const std::string& dir, const RunRecord& r) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return "";  // a results file like /dev/null has no folder beside it: the record keeps the stderr
-  const fs::path path = fs::path(dir) / stderr_file_name(r);
+  // Absolute: a report read from another folder still finds it.
+  const fs::path path = fs::absolute(fs::path(dir) / stderr_file_name(r), ec);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << r.stderr_text;
   return out.good() ? path.string() : "";
