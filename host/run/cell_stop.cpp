@@ -25,7 +25,7 @@ std::string CellStops::after(const RunRecord& r, int planned) {
   if (t.measured >= planned) return "";
   std::string why = repeat_failures_ ? "" : failed_first_round(t);
   if (why.empty()) why = budget_spent(t, planned, budget_s_);
-  if (!why.empty()) stopped_[key] = true;
+  if (!why.empty()) stopped_.insert(key);
   return why;
 }
 

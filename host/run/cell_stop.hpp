@@ -1,18 +1,16 @@
 #pragma once
 // When to stop repeating a cell (a case on a build) before its planned runs are done: once its runs have
 // spent the cell's time budget (warm-ups count), or when it failed in every run of its first round.
-#include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
-
 
 #include "results/record.hpp"
 
 namespace gilhost {
 
-// Why the cell's remaining runs are not run, or "" to go on. `planned` is its measured runs planned.
-// A cell keeps at least one measured run: the budget never stops it before that.
+// What a cell's runs so far came to.
 struct CellTally {
   double spent_s = 0;    // every run's whole time, warm-ups included
   int measured = 0;      // measured runs done
@@ -20,6 +18,8 @@ struct CellTally {
   int runs = 0;          // runs done
 };
 
+// Why the cell's remaining runs are not run, or "" to go on; `planned`: its measured runs planned. The
+// budget never stops a cell before its first measured run.
 std::string budget_spent(const CellTally& t, int planned, double budget_s);
 std::string failed_first_round(const CellTally& t);
 
@@ -37,7 +37,7 @@ class CellStops {
   double budget_s_;
   bool repeat_failures_;
   std::map<std::pair<std::string, std::string>, CellTally> tallies_;
-  std::map<std::pair<std::string, std::string>, bool> stopped_;
+  std::set<std::pair<std::string, std::string>> stopped_;
   bool over_budget(const CellTally& t) const { return budget_s_ > 0 && t.spent_s >= budget_s_; }
 };
 
