@@ -100,6 +100,10 @@ int main(int argc, char** argv) {
   run->add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")
       ->check(whole_number_at_least(0, limits::kMaxRounds));
   run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (overrides the file)")->check(seconds_above_zero());
+  run->add_option("--max-cell-time", ro.max_cell_time, "Stop repeating a case on a build once its runs (warm-ups too) "
+                  "took SECONDS in all; at least one measured run is kept (default 20, the file's cell_budget; 0: no budget)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_flag("--repeat-failures", ro.repeat_failures, "Repeat a case that failed in every run of its first round");
   run->add_flag("--show-output", ro.show_output, "Copy the scripts' output to stderr as they run");
   run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");

@@ -23,6 +23,18 @@ try:
 except ImportError:
     gilhost = None
 
+
+def preload(**_params):
+    """The cases' `setup` (docs/config.md): imports what the pools need before the host's clock starts,
+    so the host's case time (the call only) holds no imports. Not at module level: an interpreter pool's
+    workers import this module, and would pay for these inside the timing."""
+    import multiprocessing  # noqa: F401
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor  # noqa: F401
+    if sys.version_info >= (3, 14):
+        from concurrent.futures import InterpreterPoolExecutor  # noqa: F401
+        import interpreter_pool  # noqa: F401  (scripts/interpreter_pool.py)
+
+
 # Bound on the whole map, so a broken pool never hangs a standalone run.
 WAIT_TIMEOUT_S = 600.0
 

@@ -47,6 +47,7 @@ nlohmann::json Experiment::to_json() const {
                           {"base_name", c.base_name},
                           {"mode", to_string(c.mode)},
                           {"function", c.function},
+                          {"setup", c.setup},
                           {"script", c.script},
                           {"module", c.module},
                           {"params", tag_non_finite(c.params)},
@@ -63,7 +64,7 @@ nlohmann::json Experiment::to_json() const {
   for (const auto& v : views) views_json.push_back(view_to_json(v));
   return {{"name", name},       {"description", description}, {"path", path},
           {"script", script},   {"module", module},           {"interpreters", interpreters}, {"repeat", repeat},
-          {"warmup", warmup},   {"timeout_s", timeout_s},     {"sample_interval_ms", sample_interval_ms},
+          {"warmup", warmup},   {"timeout_s", timeout_s},     {"cell_budget_s", cell_budget_s}, {"sample_interval_ms", sample_interval_ms},
           {"thread_states", thread_states}, {"baseline", baseline}, {"env", env},               {"article", article},
           {"params", tag_non_finite(params)},   {"profile", profile},         {"cases", cases_json},
           {"param_overrides", tag_non_finite(param_overrides)}, {"case_globs", case_globs}, {"views", views_json},

@@ -49,6 +49,7 @@ struct Case {
   std::string base_name;  // as written: "threads"
   CaseMode mode = CaseMode::call;
   std::string function;
+  std::string setup;   // call mode: a function of the same module run before the clock, with the same kwargs
   std::string script;  // absolute; empty when `module` names what runs
   std::string module;  // "pkg.mod": imported by name (call) or run as `python -m` runs it (main)
   nlohmann::json params = nlohmann::json::object();  // merged: [params], case params, sweep values
@@ -81,6 +82,7 @@ struct Experiment {
   int repeat = 3;
   int warmup = 0;
   double timeout_s = 300;
+  double cell_budget_s = 20;  // stop repeating a cell once its runs took this long; 0: no budget
   int sample_interval_ms = 10;
   bool thread_states = true;  // sample every thread's state (measure/thread_states); --no-thread-states
   std::string baseline;

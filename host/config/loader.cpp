@@ -206,6 +206,13 @@ class Loader {
     return v->get();
   }
 
+  // cell_budget: seconds, or 0 for none.
+  std::optional<double> get_budget(const toml::table& t) {
+    const toml::node* n = t.get("cell_budget");
+    if (n && n->value<double>() == 0.0) return 0.0;
+    return get_seconds(t, "cell_budget");
+  }
+
   std::optional<double> get_seconds(const toml::table& t, const char* key) {
     const toml::node* n = t.get(key);
     if (!n) return std::nullopt;
@@ -269,7 +276,7 @@ class Loader {
 
   void read_experiment(const toml::table& t, Experiment& ex) {
     check_keys(t, {"name", "description", "script", "module", "interpreters", "repeat", "warmup", "timeout",
-                   "sample_interval_ms", "thread_states", "baseline", "env", "article", "extract"}, "[experiment]");
+                   "cell_budget", "sample_interval_ms", "thread_states", "baseline", "env", "article", "extract"}, "[experiment]");
     if (auto v = get_string(t, "name")) {
       // The name is part of the results file's path: it must not lead out of results/.
       if (v->empty() || v->find('/') != std::string::npos || v->find("..") != std::string::npos ||
@@ -288,6 +295,7 @@ class Loader {
     if (auto v = get_int(t, "warmup", 0, limits::kMaxRounds)) ex.warmup = static_cast<int>(*v);
     rounds_src_ = t.get("repeat") ? t.get("repeat")->source() : t.source();
     if (auto v = get_seconds(t, "timeout")) ex.timeout_s = *v;
+    if (auto v = get_budget(t)) ex.cell_budget_s = *v;
     if (auto v = get_int(t, "sample_interval_ms", 1, limits::kMaxSampleIntervalMs)) ex.sample_interval_ms = static_cast<int>(*v);
     if (auto v = get_bool(t, "thread_states")) ex.thread_states = *v;
     if (auto v = get_string(t, "baseline")) {
@@ -470,7 +478,7 @@ class Loader {
   }
 
   void read_case(const toml::table& t, Experiment& ex) {
-    check_keys(t, {"name", "call", "main", "argv", "script", "module", "params", "sweep", "subinterpreters", "gil", "show",
+    check_keys(t, {"name", "call", "setup", "main", "argv", "script", "module", "params", "sweep", "subinterpreters", "gil", "show",
                    "requires", "expect", "extract"}, "[[case]]");
     Case c;
     c.where = pos(t.source());
@@ -486,6 +494,10 @@ class Loader {
     if (!call && !main) error(t.source(), "case '" + *name + "': say what to run: call = \"function\" or main = true");
     c.mode = main ? CaseMode::main : CaseMode::call;
     if (call) c.function = *call;
+    if (auto setup = get_string(t, "setup")) {
+      if (main) error(t.get("setup")->source(), "case '" + *name + "': setup = \"...\" is for call cases (a main script sets up itself)");
+      c.setup = *setup;
+    }
     read_script_or_module(t, c.script, c.module);
     if (c.script.empty() && c.module.empty()) {  // the experiment's, unless the case names its own
       c.script = ex.script;

@@ -127,7 +127,8 @@ json section_json(const Section& s) {
              {"article", article},
              {"views", views},
              {"scaling", scaling},
-             {"readings", readings}};
+             {"readings", readings},
+             {"failures", failures_json(s.failed_cells)}};
   if (!s.baseline_python.empty()) ex.emplace("baseline_python", s.baseline_python);
   if (!s.notes.empty()) ex.emplace("notes", s.notes);
   return ex;

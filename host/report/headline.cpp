@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/metrics.hpp"
 #include "report/ratio.hpp"
 #include "report/stats.hpp"
 #include "report/threads.hpp"
@@ -47,9 +48,10 @@ std::optional<double> view_value(const Summary& sum, const ViewSpec& v, const st
 std::string how_text(const ViewSpec& v) {
   if (v.kind == ViewKind::gil_wait)
     return "share of the Python threads' time " + v.a + " spent waiting for the GIL (thread states), median over the measured runs";
-  if (v.kind == ViewKind::value) return "median of " + v.key + " in the result of " + v.a + " over the measured runs";
-  if (v.key.empty()) return "wall time of " + v.a + " / wall time of " + v.b + ", paired by round (median)";
-  return "median " + v.key + " of " + v.a + " / median " + v.key + " of " + v.b;
+  const std::string key = figure_label(v.key);
+  if (v.kind == ViewKind::value) return "median of " + key + " in the result of " + v.a + " over the measured runs";
+  if (v.key.empty()) return "case time of " + v.a + " / case time of " + v.b + ", paired by round (median)";
+  return "median " + key + " of " + v.a + " / median " + key + " of " + v.b;
 }
 
 }  // namespace

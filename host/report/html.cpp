@@ -331,7 +331,7 @@ std::string section_html(const Section& s) {
   if (!sum.cases.empty()) {
     out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations" +
            std::string(s.baseline_of.empty() ? "" : "; vs " + e(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat") +
-           ".</p>\n" + grid_html(s);
+           ".</p>\n" + grid_html(s) + failures_html(s.failed_cells);
     if (const std::string chart = parallelism_svg(s); !chart.empty())
       out += "<h3>Effective parallelism</h3>\n<p class=\"muted\">CPU time / wall time of each case, median over its runs: about 1 "
              "means one core busy at a time (what a GIL allows pure-Python threads), up to the machine's cores when the work "

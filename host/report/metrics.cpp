@@ -56,6 +56,11 @@ std::vector<std::string> metric_names(const std::vector<RunRecord>& runs) {
   return names;
 }
 
+std::string figure_label(const std::string& key) {
+  const bool timer = key.find("wall") != std::string::npos || key.find("elapsed") != std::string::npos;
+  return timer ? key + " (the script's own timer)" : key;
+}
+
 std::string format_metric(const Stats& s) {
   if (s.n == 0) return "-";
   std::string out = fmt::format("{:.6g}", s.median);
@@ -79,7 +84,7 @@ Table build_metrics_table(const Summary& sum, const ExperimentInfo& ex) {
         for (const auto& [name, regex] : info.extract) add_unique(names, name);
     for (const auto& name : metric_names(runs)) add_unique(names, name);
     for (const auto& name : names) {
-      std::vector<std::string> row{c, name};
+      std::vector<std::string> row{c, figure_label(name)};
       for (const auto& i : sum.interpreters) {
         const Cell* cell = sum.cell(c, i);
         row.push_back(cell ? metric_cell(cell->runs, name) : "skipped");

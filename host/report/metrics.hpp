@@ -25,6 +25,10 @@ std::string metric_cell(const std::vector<RunRecord>& runs, const std::string& n
 // Every metric name `runs` report, in first-seen order.
 std::vector<std::string> metric_names(const std::vector<RunRecord>& runs);
 
+// A script's figure as reports name it: a timer it kept itself (a name with "wall" or "elapsed") is
+// labelled "wall_s (the script's own timer)", so no reader takes it for the host's case time.
+std::string figure_label(const std::string& key);
+
 // "1.52 ±3.1%", "1.5" for one run, "inf" (no spread) for an infinite median, "-" for none.
 std::string format_metric(const Stats& s);
 

@@ -286,6 +286,7 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   s.metric_sources = extract_sources(ex);
   s.readings = build_readings(s.summary);
   s.failures = build_failures(s.summary);
+  s.failed_cells = collect_failures(s.runs);
   s.skip_groups = group_skips(s.skips);
   s.runs_per_cell = runs_per_cell_text(ex);
   s.params = params_text(ex.params);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "report/failures.hpp"
 #include "report/headline.hpp"
 #include "report/merge.hpp"
 #include "report/ratio.hpp"
@@ -105,6 +106,7 @@ struct Section {
   std::vector<std::string> metric_sources;  // "NAME: the first line of stdout matching 'REGEX'" ([case.extract])
   std::vector<Reading> readings;     // what the cells' thread states say, one line each
   std::vector<FailureLine> failures;
+  CellFailures failed_cells;  // runs that failed, with their cause; cells not repeated
   std::vector<SkipGroup> skip_groups;
   std::string runs_per_cell;  // "3 measured runs per cell, 1 warm-up" ("" when the meta does not say)
   std::string params;         // "n=4, size=10"

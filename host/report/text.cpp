@@ -53,6 +53,7 @@ std::string section_text(const Section& s) {
   }
   out += "each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations\n\n";
   out += grid_text(s.grid);
+  out += failures_text(s.failed_cells);
 
   if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + render_text_table(s.headlines_table);
   for (const auto& sc : s.scaling)

@@ -83,6 +83,10 @@ struct RunRecord {
   RunStatus status = RunStatus::ok;
   int exit_code = 0, signal = 0;
   std::string note;
+  // Why its cell's later runs were not run (run/cell_stop: the time budget, failed first round); "" else.
+  std::string stopped;
+  // Failed runs: where the run's full stderr was written beside the results file; "" else.
+  std::string stderr_file;
 
   // Times (ns).
   std::int64_t wall_ns = 0;

@@ -441,6 +441,8 @@ json to_json(const RunRecord& r) {
     j["bootstrap_ns"] = *r.bootstrap_ns;
     j["bootstrap_cached"] = r.bootstrap_cached;
   }
+  if (!r.stopped.empty()) j["stopped"] = r.stopped;
+  if (!r.stderr_file.empty()) j["stderr_file"] = r.stderr_file;
   if (r.exec_ns) j["exec_ns"] = *r.exec_ns;
   if (r.load_ns) j["load_ns"] = *r.load_ns;
   if (r.exit_ns) j["exit_ns"] = *r.exit_ns;
@@ -487,6 +489,8 @@ RunRecord run_from_json(const json& j) {
   r.exit_code = f.small_integer("exit_code");
   r.signal = f.small_integer("signal");
   r.note = f.text("note");
+  r.stopped = f.text("stopped");
+  r.stderr_file = f.text("stderr_file");
   r.wall_ns = f.count("wall_ns");
   r.wall_from = f.text("wall_from");
   r.parent_wall_ns = f.count("parent_wall_ns");

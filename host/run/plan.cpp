@@ -57,6 +57,7 @@ RunnerSpec runner_spec(const Case& c, const Interpreter& interp) {
   s.module = c.module;
   s.mode = to_string(c.mode);
   s.function = c.function;
+  s.setup = c.setup;
   s.kwargs = c.mode == CaseMode::call ? c.params : nlohmann::json::object();
   s.argv = c.argv;
   s.subinterpreters = c.subinterpreters;

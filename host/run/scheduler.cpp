@@ -16,6 +16,8 @@
 #include "protocol/codec.hpp"
 #include "results/extract_metrics.hpp"
 #include "results/record_json.hpp"
+#include "run/cell_stop.hpp"
+#include "run/stderr_file.hpp"
 #include "util/strings.hpp"
 
 extern char** environ;
@@ -304,10 +306,15 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
   const std::int64_t t0 = monotonic_ns();
   Progress progress;
   progress.total = static_cast<int>(plan.runs.size());
+  CellStops stops(options.cell_budget_s, options.repeat_failures);
   for (const auto& run : plan.runs) {
     if (options.interrupt && options.interrupt->load()) {
       session.interrupted = true;
       break;
+    }
+    if (stops.skip(run.c->name, run.interp->label, run.warmup)) {
+      --progress.total;
+      continue;
     }
     progress.run = &run;
     progress.record = nullptr;
@@ -336,6 +343,10 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
       break;
     }
     session.runs.push_back(make_run_record(ex, run, child));
+    RunRecord& record = session.runs.back();
+    if (!record.is_ok() && !record.stderr_text.empty() && !options.stderr_dir.empty())
+      record.stderr_file = write_stderr_file(options.stderr_dir, record);
+    record.stopped = stops.after(record, ex.repeat);
     out.append(session.runs.back());
     ++progress.done;
     progress.record = &session.runs.back();

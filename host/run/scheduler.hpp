@@ -28,6 +28,9 @@ struct SchedulerOptions {
   std::string runner_path;
   std::string bootstrap_cache_dir;  // the runner's compiled bootstrap; empty: compiled every run
   bool echo_output = false;
+  double cell_budget_s = 0;      // stop repeating a cell once its runs took this long (0: no budget)
+  bool repeat_failures = false;  // repeat a cell that failed in every run of its first round
+  std::string stderr_dir;        // where failed runs' stderr is written ("": not written)
   int event_fd = 3;
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const Progress&)> on_start;

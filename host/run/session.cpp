@@ -92,6 +92,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (ro.repeat > 0) ex.repeat = ro.repeat;
   if (ro.warmup >= 0) ex.warmup = ro.warmup;
   if (ro.timeout > 0) ex.timeout_s = ro.timeout;
+  if (ro.max_cell_time >= 0) ex.cell_budget_s = ro.max_cell_time;
   if (ro.no_thread_states) ex.thread_states = false;
 
   const std::vector<std::string>& selectors = co.pythons.empty() ? ex.interpreters : co.pythons;
@@ -139,6 +140,9 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
     ::setenv("GILHOST_LOAD_CLIENT", load.c_str(), 0);
   if (!co.no_cache) so.bootstrap_cache_dir = (fs::path(cache_dir()) / "bootstrap").string();
   so.echo_output = ro.show_output;
+  so.cell_budget_s = ex.cell_budget_s;
+  so.repeat_failures = ro.repeat_failures;
+  so.stderr_dir = path + ".stderr";
   so.interrupt = &g_interrupted;
   if (tty) so.on_start = print_progress;
   SessionResult session = run_session(ex, sel, plan, so, writer);

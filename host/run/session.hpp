@@ -16,6 +16,8 @@ struct RunOptions {
   std::string output;
   int repeat = 0, warmup = -1;
   double timeout = 0;
+  double max_cell_time = -1;      // --max-cell-time: the cell's time budget (0: none; <0: the file's)
+  bool repeat_failures = false;  // --repeat-failures
   bool show_output = false;
   bool no_details = false;
   bool dry_run = false;

@@ -234,6 +234,17 @@ def _check_not_shadowed(name, script):
                       "(%s); rename the script" % (script, name, where or "built in"))
 
 
+def _setup(module):
+    # The case's `setup`: called with the case's kwargs before the clock starts (prepare time, not case time).
+    name = _spec.get("setup") or ""
+    if not name:
+        return
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise AttributeError("setup = %r: %s has no function %r" % (name, module.__name__, name))
+    fn(**_spec.get("kwargs", {}))
+
+
 def _prepare():
     exe = _spec["executable"]
     # spawn and forkserver start `sys.executable`: it must be the interpreter, never the host.
@@ -254,6 +265,7 @@ def _prepare():
             if not module_name:
                 _check_not_shadowed(name, script)
             __import__(name)
+            _setup(sys.modules[name])
             _state["fn"] = getattr(sys.modules[name], _spec["function"])
         elif module_name:
             # What `python -m` does before running the code (a package runs its __main__); runpy's

@@ -35,7 +35,7 @@ json from_wire(const json& v) {
 
 nlohmann::json RunnerSpec::to_json() const {
   return {{"libpython", libpython}, {"executable", executable}, {"script", script},
-          {"module", module},       {"mode", mode},           {"function", function},     {"kwargs", to_wire(kwargs)},
+          {"module", module},       {"mode", mode},           {"function", function},     {"setup", setup}, {"kwargs", to_wire(kwargs)},
           {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil},
           {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}, {"locate_gil", locate_gil}};
 }
@@ -48,6 +48,7 @@ RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
   s.module = j.value("module", "");
   s.mode = j.value("mode", "call");
   s.function = j.value("function", "");
+  s.setup = j.value("setup", "");
   s.kwargs = from_wire(j.value("kwargs", nlohmann::json::object()));
   s.argv = j.value("argv", std::vector<std::string>{});
   s.subinterpreters = j.value("subinterpreters", 0);
@@ -60,7 +61,7 @@ RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
 
 nlohmann::json RunnerSpec::python_spec(int index) const {
   return {{"executable", executable}, {"script", script}, {"module", module}, {"mode", mode}, {"function", function},
-          {"kwargs", kwargs},         {"argv", argv},     {"index", index},
+          {"setup", setup},           {"kwargs", kwargs},         {"argv", argv},     {"index", index},
           {"free_threaded", free_threaded}};
 }
 

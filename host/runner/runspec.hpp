@@ -14,6 +14,7 @@ struct RunnerSpec {
   std::string module;      // a module on sys.path: imported (call) or run as `python -m` runs it (main)
   std::string mode;        // "call" or "main"
   std::string function;    // call mode
+  std::string setup;       // call mode: called before the clock with the same kwargs ("" none)
   nlohmann::json kwargs = nlohmann::json::object();
   std::vector<std::string> argv;
   int subinterpreters = 0;  // 0: run in the main interpreter

@@ -1,0 +1,29 @@
+#include "run/stderr_file.hpp"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+namespace gilhost {
+
+namespace fs = std::filesystem;
+
+std::string stderr_file_name(const RunRecord& r) {
+  std::string name = r.case_name + "@" + r.interpreter + "-" + std::to_string(r.round);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string("._=@+-").find(c) == std::string::npos) c = '_';
+  return name + ".txt";
+}
+
+std::string write_stderr_file(const std::string& dir, const RunRecord& r) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "";  // a results file like /dev/null has no folder beside it: the record keeps the stderr
+  // Absolute: a report read from another folder still finds it.
+  const fs::path path = fs::absolute(fs::path(dir) / stderr_file_name(r), ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << r.stderr_text;
+  return out.good() ? path.string() : "";
+}
+
+}  // namespace gilhost
