@@ -99,8 +99,8 @@ int main(int argc, char** argv) {
   run->add_option("--repeat", ro.repeat, "Measured runs per case and interpreter (overrides the file)")->check(whole_number_at_least(1, limits::kMaxRounds));
   run->add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")
       ->check(whole_number_at_least(0, limits::kMaxRounds));
-  run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (overrides the file)")->check(seconds_above_zero());
-  run->add_flag("--show-output", ro.show_output, "Copy the scripts' output to stderr as they run");
+  run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (default: the file's, 300 s if it says none)")->check(seconds_above_zero());
+  run->add_flag("--show-output", ro.show_output, "Print each run's output when it ends, labelled by case and build (its stdout to stdout)");
   run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
   run->add_flag("--no-thread-states", ro.no_thread_states,

@@ -21,16 +21,18 @@ struct Progress {
   int total = 0;
   const PlannedRun* run = nullptr;
   const RunRecord* record = nullptr;  // the run just finished
-  double elapsed_s = 0;
+  double elapsed_s = 0;      // since the session began
+  double run_elapsed_s = 0;  // since this run began (on_tick)
+  double timeout_s = 0;      // this run's
 };
 
 struct SchedulerOptions {
   std::string runner_path;
   std::string bootstrap_cache_dir;  // the runner's compiled bootstrap; empty: compiled every run
-  bool echo_output = false;
   int event_fd = 3;
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const Progress&)> on_start;
+  std::function<void(const Progress&)> on_tick;  // about once a second while a run goes on
   std::function<void(const Progress&)> on_finish;
 };
 

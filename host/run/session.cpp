@@ -24,6 +24,7 @@
 #include "run/meta.hpp"
 #include "run/plan.hpp"
 #include "run/progress.hpp"
+#include "run/show_output.hpp"
 #include "run/scheduler.hpp"
 #include "util/paths.hpp"
 #include "util/session_lock.hpp"
@@ -138,9 +139,13 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (const fs::path load = fs::path(so.runner_path).parent_path() / "gilhost-load"; ::access(load.c_str(), X_OK) == 0)
     ::setenv("GILHOST_LOAD_CLIENT", load.c_str(), 0);
   if (!co.no_cache) so.bootstrap_cache_dir = (fs::path(cache_dir()) / "bootstrap").string();
-  so.echo_output = ro.show_output;
   so.interrupt = &g_interrupted;
-  if (tty) so.on_start = print_progress;
+  if (tty) so.on_start = so.on_tick = print_progress;
+  if (ro.show_output)
+    so.on_finish = [tty](const Progress& p) {
+      if (tty) clear_progress();
+      show_run_output(p);
+    };
   SessionResult session = run_session(ex, sel, plan, so, writer);
   if (tty) clear_progress();
 

@@ -1,2 +1,49 @@
 // Issue 19, the answer first: the terminal: progress, output that fits, ad-hoc answers, loose ends, the time budget per cell.
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "sandbox.hpp"
+#include "util/subprocess.hpp"
+
+namespace fs = std::filesystem;
+using e2e::Sandbox;
+
+namespace {
+
+void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// gilhost ARGS in the sandbox under a pseudo-terminal of `columns` columns (script(1)): stdout and stderr
+// both come back in out, as a terminal shows them.
+gilhost::Captured gilhost_on_terminal(const Sandbox& sb, const std::string& args, int columns = 80) {
+  const std::string inner = "stty cols " + std::to_string(columns) + " 2>/dev/null; exec '" + std::string(GILHOST_BINARY) + "' " + args;
+  const std::string cmd = "cd '" + sb.dir.string() + "' && XDG_CACHE_HOME='" + (sb.dir / "cache").string() +
+                          "' COLUMNS=" + std::to_string(columns) + " script -qfec \"" + inner + "\" /dev/null";
+  return gilhost::run_capture({"bash", "-c", cmd}, 600);
+}
+
+}  // namespace
+
+TEST_CASE("4: on a terminal the running case's elapsed time ticks, with its timeout", "[e2e][answer-terminal]") {
+  Sandbox sb("progress-ticks");
+  write(sb.dir / "sleepy.py", "import time\ntime.sleep(3.5)\n");
+  const auto r = gilhost_on_terminal(sb, "run sleepy.py -p 3.12 --repeat 1 --warmup 0 --timeout 40 --no-lock -o r.jsonl");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::set<std::string> seconds;
+  const std::regex tick(R"(\[1/1\] [^\r\n]* @ 3\.12[^ ]*  (\d+)s of 40s timeout · total)");
+  for (std::sregex_iterator it(r.out.begin(), r.out.end(), tick), end; it != end; ++it) seconds.insert((*it)[1]);
+  CHECK(seconds.size() >= 3);  // 0s, then about once a second: 1s, 2s, 3s
+  CHECK(seconds.count("2") == 1);
+}
+
+TEST_CASE("4: the default timeout is in run --help", "[e2e][answer-terminal]") {
+  Sandbox sb("timeout-help");
+  const auto r = sb.gilhost("run --help");
+  CHECK(r.out.find("300 s if it says none") != std::string::npos);
+}
