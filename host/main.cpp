@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
       ->check(whole_number_at_least(0, limits::kMaxRounds));
   run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (default: the file's, 300 s if it says none)")->check(seconds_above_zero());
   run->add_flag("--show-output", ro.show_output, "Print each run's output when it ends, labelled by case and build (its stdout to stdout)");
+  run->add_option("--baseline-python", ro.baseline_python, "Compare every build with this one: a 'vs SEL' table of wall / wall (a script's run compares with the first build)");
   run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
   run->add_flag("--no-thread-states", ro.no_thread_states,

@@ -152,6 +152,11 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   ReportOptions report_options;
   report_options.details = !ro.no_details;
   report_options.profile_in_title = true;
+  report_options.baseline_python = ro.baseline_python;
+  // An ad-hoc script asks how the builds compare: against the first, unless told otherwise.
+  const bool adhoc = !ro.module.empty() || is_python_script(file);
+  if (report_options.baseline_python.empty() && adhoc && sel.selected.size() > 1)
+    report_options.baseline_python = sel.selected[0].label;
   const ReportModel model = build_session_report(path, meta, session.skips, session.runs, report_options);
   std::cout << render_text(model) << std::flush;
   if (session.interrupted) {

@@ -17,6 +17,7 @@ struct RunOptions {
   int repeat = 0, warmup = -1;
   double timeout = 0;
   bool show_output = false;
+  std::string baseline_python;  // --baseline-python: the build every other is compared with
   bool no_details = false;
   bool dry_run = false;
   bool force_exec = false;

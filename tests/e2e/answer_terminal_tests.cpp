@@ -47,3 +47,44 @@ TEST_CASE("4: the default timeout is in run --help", "[e2e][answer-terminal]") {
   const auto r = sb.gilhost("run --help");
   CHECK(r.out.find("300 s if it says none") != std::string::npos);
 }
+
+TEST_CASE("8: an ad-hoc script on two builds: time and cpu/wall, no empty ✓, the ratio to the first, its output", "[e2e][answer-terminal]") {
+  Sandbox sb("adhoc-answer");
+  write(sb.dir / "tiny.py", "s = sum(i * i for i in range(100000))\nprint('the sum is', s)\n");
+  const auto r = sb.gilhost("run tiny.py -p 3.12 -p 3.13 --repeat 2 --warmup 0 --no-lock --show-output -o r.jsonl");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::string grid_row;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("tiny  ", 0) == 0 && grid_row.empty()) grid_row = line;
+  CHECK(std::regex_search(grid_row, std::regex(R"(ms ±[0-9.]+%  cpu/wall [0-9.]+ +[0-9.]+ ms)")));
+  CHECK(grid_row.find("✓") == std::string::npos);
+  CHECK(grid_row.find(" - ") == std::string::npos);
+  CHECK(r.out.find("vs 3.12.") != std::string::npos);  // each build against the first
+  CHECK(std::regex_search(r.out, std::regex(R"(── stdout of tiny @ 3\.13[^ ]* \(run 2\) ──\nthe sum is 333328333350000\n)")));
+
+  const auto html = sb.gilhost("report r.jsonl --format html -o r.html");
+  REQUIRE(html.exit_code == 0);
+  std::ifstream page(sb.dir / "r.html");
+  const std::string text((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  CHECK(text.find("Every expectation held") == std::string::npos);  // none was set
+
+  const auto against = sb.gilhost("run tiny.py -p 3.12 -p 3.13 --repeat 1 --warmup 0 --no-lock --baseline-python 3.13 -o s.jsonl");
+  CHECK(std::regex_search(against.out, std::regex(R"(\nvs 3\.13[.0-9]*  +3\.12)")));
+}
+
+TEST_CASE("8: a script with expectations keeps its ✓ and the footer", "[e2e][answer-terminal]") {
+  Sandbox sb("adhoc-expect");
+  write(sb.dir / "e.toml",
+        "[experiment]\nname = \"e\"\nscript = \"e.py\"\nrepeat = 1\nwarmup = 0\n[[case]]\nname = \"one\"\ncall = \"f\"\n[[case.expect]]\nresult = 2\n");
+  write(sb.dir / "e.py", "def f():\n    return 1 + 1\n");
+  const auto r = sb.gilhost("run e.toml -p 3.12 --no-lock -o r.jsonl");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("2 ✓") != std::string::npos);
+  REQUIRE(sb.gilhost("report r.jsonl --format html -o r.html").exit_code == 0);
+  std::ifstream page(sb.dir / "r.html");
+  const std::string text((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  CHECK(text.find("Every expectation held") != std::string::npos);
+}
