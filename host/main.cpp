@@ -102,7 +102,9 @@ int main(int argc, char** argv) {
   run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (default: the file's, 300 s if it says none)")->check(seconds_above_zero());
   run->add_flag("--show-output", ro.show_output, "Print each run's output when it ends, labelled by case and build (its stdout to stdout)");
   run->add_option("--baseline-python", ro.baseline_python, "Compare every build with this one: a 'vs SEL' table of wall / wall (a script's run compares with the first build)");
-  run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
+  run->add_flag("--details", ro.details, "Also print the per-cell details on a terminal (always in the results file and reports)");
+  run->add_flag("--no-details", ro.no_details, "Print no per-cell details (the default on a terminal)");
+  run->add_flag("--wide", ro.wide, "Tables unabridged (by default they fit the terminal, or 100 columns in a file)");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
   run->add_flag("--no-thread-states", ro.no_thread_states,
                 "Do not sample each thread's state (on CPU, waiting for a core, the GIL, a lock, I/O, sleep)");
@@ -148,6 +150,7 @@ int main(int argc, char** argv) {
   report->add_option("-o,--output", rep.output, "Write to this file (atomically) instead of stdout");
   report->add_option("--baseline-python", rep.baseline_python, "Add a column 'vs SEL' per cell: wall / wall of this build (3.12, 3.13t, a label), paired by repeat");
   report->add_flag("--no-details", rep.no_details, "Only the grid, not the per-cell details");
+  report->add_flag("--wide", rep.wide, "Tables unabridged (by default a terminal's report fits its width)");
 
   auto* exporter = app.add_subcommand("export", "Export results files as JSON (summary cells) or CSV (one row per run)");
   ReportOptionsCli exp;

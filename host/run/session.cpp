@@ -16,6 +16,7 @@
 #include "discover/selector.hpp"
 #include "measure/machine.hpp"
 #include "measure/system_state.hpp"
+#include "report/fit.hpp"
 #include "report/table.hpp"
 #include "report/text.hpp"
 #include "results/record_json.hpp"
@@ -150,7 +151,9 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (tty) clear_progress();
 
   ReportOptions report_options;
-  report_options.details = !ro.no_details;
+  // On a terminal the grid and the answer; details when asked (a file gets them unless told not to).
+  const bool tty_out = ::isatty(STDOUT_FILENO);
+  report_options.details = ro.details || (!tty_out && !ro.no_details);
   report_options.profile_in_title = true;
   report_options.baseline_python = ro.baseline_python;
   // An ad-hoc script asks how the builds compare: against the first, unless told otherwise.
@@ -158,7 +161,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (report_options.baseline_python.empty() && adhoc && sel.selected.size() > 1)
     report_options.baseline_python = sel.selected[0].label;
   const ReportModel model = build_session_report(path, meta, session.skips, session.runs, report_options);
-  std::cout << render_text(model) << std::flush;
+  std::cout << render_text(model, {ro.wide ? 0 : output_width(100), path}) << std::flush;
   if (session.interrupted) {
     std::cerr << "gilhost: interrupted; " << session.skips.size() + session.runs.size() << " finished runs kept in " << path
               << "\n";
