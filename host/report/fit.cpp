@@ -80,7 +80,12 @@ Table fit_table(const Table& table, std::size_t width) {
     const std::vector<std::size_t> w = column_widths(view);
     const auto widest = static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
     if (w[widest] <= kNarrowest) break;
-    const std::size_t target = std::max(kNarrowest, w[widest] - std::min(w[widest] - kNarrowest, table_width(view) - width));
+    // Down to the next widest column at most, so the cuts share out rather than empty one column.
+    std::vector<std::size_t> sorted = w;
+    std::sort(sorted.rbegin(), sorted.rend());
+    const std::size_t excess = table_width(view) - width, next = sorted.size() > 1 ? sorted[1] : 0;
+    std::size_t target = std::max({kNarrowest, w[widest] - std::min(w[widest], excess), next});
+    if (target >= w[widest]) target = w[widest] - 1;
     for (auto& row : view.rows) row[widest] = truncate_display(row[widest], target);
     std::string& title = view.columns[widest].terminal_title.empty() ? view.columns[widest].title : view.columns[widest].terminal_title;
     title = truncate_display(title, target);

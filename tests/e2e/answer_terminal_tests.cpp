@@ -1,6 +1,8 @@
 // Issue 19, the answer first: the terminal: progress, output that fits, ad-hoc answers, loose ends, the time budget per cell.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -9,6 +11,7 @@
 #include <string>
 
 #include "sandbox.hpp"
+#include "util/strings.hpp"
 #include "util/subprocess.hpp"
 
 namespace fs = std::filesystem;
@@ -87,4 +90,57 @@ TEST_CASE("8: a script with expectations keeps its ✓ and the footer", "[e2e][a
   std::ifstream page(sb.dir / "r.html");
   const std::string text((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
   CHECK(text.find("Every expectation held") != std::string::npos);
+}
+
+namespace {
+
+// $COLUMNS for the gilhost runs of one test (they inherit our environment).
+struct Columns {
+  explicit Columns(int n) { ::setenv("COLUMNS", std::to_string(n).c_str(), 1); }
+  ~Columns() { ::unsetenv("COLUMNS"); }
+};
+
+std::size_t widest_line(const std::string& text) {
+  std::size_t widest = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) widest = std::max(widest, gilhost::display_width(line));
+  return widest;
+}
+
+}  // namespace
+
+TEST_CASE("5: at 80 columns every line fits; the grid first, the views and readings last; --wide unabridged",
+          "[e2e][answer-terminal]") {
+  Sandbox sb("fits-80");
+  const std::string cfg = std::string(GILHOST_SOURCE_DIR) + "/configs/cpu_bound.toml";
+  const std::string args = "run '" + cfg + "' --quick -p 3.12 -p 3.14t --case sequential --case 'threads*' --no-lock";
+  Columns columns(80);
+  const auto r = sb.gilhost(args + " -o a.jsonl");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(widest_line(r.out) <= 80);
+  const std::size_t grid = r.out.find("\ncase "), views = r.out.find("\nviews "), readings = r.out.find("\nreadings ");
+  REQUIRE(grid != std::string::npos);
+  REQUIRE(views != std::string::npos);
+  CHECK(grid < views);
+  CHECK(r.out.find("\nscaling of threads") < views);
+  CHECK(r.out.find("\nresults: ") < views);
+  if (readings != std::string::npos) CHECK(views < readings);
+  CHECK(r.out.find(" 3.14t\n") != std::string::npos);  // the build label shortened in the grid heading
+
+  const auto wide = sb.gilhost("report a.jsonl --wide");
+  CHECK(widest_line(wide.out) > 80);
+  CHECK(wide.out.find("3.14.7t") != std::string::npos);
+  const auto narrow = sb.gilhost("report a.jsonl");
+  CHECK(widest_line(narrow.out) <= 80);
+}
+
+TEST_CASE("5: gilhost pythons fits 80 columns", "[e2e][answer-terminal]") {
+  Sandbox sb("pythons-80");
+  Columns columns(80);
+  const auto r = sb.gilhost("pythons");
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  CHECK(widest_line(r.out) <= 80);
+  CHECK(r.out.find("3.12") != std::string::npos);
 }
