@@ -1,10 +1,14 @@
 #include "run/progress.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
 
+#include "report/fit.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -21,7 +25,10 @@ std::string progress_line(const Progress& p) {
 }
 
 void print_progress(const Progress& p) {
-  std::fprintf(stderr, "\r\033[K%s", progress_line(p).c_str());
+  // Cut to the terminal's width: a line that wrapped could not be redrawn in place.
+  winsize ws{};
+  const std::size_t width = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+  std::fprintf(stderr, "\r\033[K%s", truncate_display(progress_line(p), width).c_str());
   std::fflush(stderr);
 }
 
