@@ -99,13 +99,16 @@ int main(int argc, char** argv) {
   run->add_option("--repeat", ro.repeat, "Measured runs per case and interpreter (overrides the file)")->check(whole_number_at_least(1, limits::kMaxRounds));
   run->add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")
       ->check(whole_number_at_least(0, limits::kMaxRounds));
-  run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (overrides the file)")->check(seconds_above_zero());
+  run->add_option("--timeout", ro.timeout, "Seconds per run before its process tree is killed (default: the file's, 300 s if it says none)")->check(seconds_above_zero());
+  run->add_flag("--show-output", ro.show_output, "Print each run's output when it ends, labelled by case and build (its stdout to stdout)");
+  run->add_option("--baseline-python", ro.baseline_python, "Compare every build with this one: a 'vs SEL' table of wall / wall (a script's run compares with the first build)");
+  run->add_flag("--details", ro.details, "Also print the per-cell details on a terminal (always in the results file and reports)");
+  run->add_flag("--no-details", ro.no_details, "Print no per-cell details (the default on a terminal)");
+  run->add_flag("--wide", ro.wide, "Tables unabridged (by default they fit the terminal, or 100 columns in a file)");
   run->add_option("--max-cell-time", ro.max_cell_time, "Stop repeating a case on a build once its runs (warm-ups too) "
                   "took SECONDS in all; at least one measured run is kept (default 20, the file's cell_budget; 0: no budget)")
       ->check(CLI::NonNegativeNumber);
   run->add_flag("--repeat-failures", ro.repeat_failures, "Repeat a case that failed in every run of its first round");
-  run->add_flag("--show-output", ro.show_output, "Copy the scripts' output to stderr as they run");
-  run->add_flag("--no-details", ro.no_details, "Print only the grid, not the per-cell details");
   run->add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
   run->add_flag("--no-thread-states", ro.no_thread_states,
                 "Do not sample each thread's state (on CPU, waiting for a core, the GIL, a lock, I/O, sleep)");
@@ -151,6 +154,7 @@ int main(int argc, char** argv) {
   report->add_option("-o,--output", rep.output, "Write to this file (atomically) instead of stdout");
   report->add_option("--baseline-python", rep.baseline_python, "Add a column 'vs SEL' per cell: wall / wall of this build (3.12, 3.13t, a label), paired by repeat");
   report->add_flag("--no-details", rep.no_details, "Only the grid, not the per-cell details");
+  report->add_flag("--wide", rep.wide, "Tables unabridged (by default a terminal's report fits its width)");
 
   auto* exporter = app.add_subcommand("export", "Export results files as JSON (summary cells) or CSV (one row per run)");
   ReportOptionsCli exp;

@@ -25,6 +25,7 @@ struct ReportOptionsCli {
   std::string output;           // "" = stdout
   std::string baseline_python;
   bool no_details = false;
+  bool wide = false;  // tables unabridged, whatever the terminal's width
 };
 
 struct CompareOptionsCli {

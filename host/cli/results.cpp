@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "report/export.hpp"
+#include "report/fit.hpp"
 #include "report/html.hpp"
 #include "report/markdown.hpp"
 #include "report/model.hpp"
@@ -55,7 +56,7 @@ int cmd_report(const ReportOptionsCli& o) {
     return 2;
   }
   std::string text;
-  if (o.format == "text") text = render_text(model);
+  if (o.format == "text") text = render_text(model, {o.wide || !o.output.empty() ? 0 : output_width(0), o.files.size() == 1 ? o.files[0] : ""});
   else if (o.format == "md") text = render_markdown(model);
   else if (o.format == "html") text = render_html(model);
   else if (o.format == "json") text = summary_json(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

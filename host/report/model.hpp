@@ -137,7 +137,8 @@ ReportModel build_report_model(const MergedResults& merged, const ReportOptions&
 ReportModel build_session_report(const std::string& path, const MetaRecord& meta, const std::vector<SkipRecord>& skips,
                                  const std::vector<RunRecord>& runs, const ReportOptions& options);
 
-std::string verdict_mark(const Cell& cell);  // ✓ / ✗ / ""
+bool checks_expectations(const Cell& cell);  // some measured run checked an expectation besides "status ok"
+std::string verdict_mark(const Cell& cell);  // ✓ / ✗, or "" where nothing was expected
 std::string vs_baseline_text(const Section& s, const std::string& case_name, const std::string& interpreter);
 std::string machine_summary(const MachineRecord& machine);  // "AMD EPYC · 2 cores · Linux 6.1 · x86_64"
 std::string host_label(const MachineRecord& machine);       // its hostname, or "?" where the record has none

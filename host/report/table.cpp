@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/fit.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -54,7 +55,8 @@ std::string TextTable::render() const {
   return out;
 }
 
-std::string render_text_table(const Table& table) {
+std::string render_text_table(const Table& table, std::size_t width) {
+  if (width > 0) return render_text_table(fit_table(table, width));
   std::vector<std::size_t> shown;
   std::vector<std::string> header;
   std::vector<bool> right;

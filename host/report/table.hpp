@@ -19,6 +19,12 @@ struct Column {
   // The terminal's narrower view leaves some columns out, and may name one more tersely.
   bool in_terminal = true;
   std::string terminal_title;  // "" = title
+  // Where the terminal is too narrow (report/fit): 0 is always kept; the others are left out, highest first.
+  int drop = 0;
+  Column& dropped_at(int order) {
+    drop = order;
+    return *this;
+  }
 };
 
 struct Table {
@@ -43,8 +49,9 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// The terminal's view of a table: its in_terminal columns, under their terminal titles.
-std::string render_text_table(const Table& table);
+// The terminal's view of a table: its in_terminal columns, under their terminal titles; fitted to `width`
+// columns (report/fit) unless it is 0.
+std::string render_text_table(const Table& table, std::size_t width = 0);
 
 // `text` with each character that `replacements` names replaced by its text (escaping for a format).
 std::string replace_characters(const std::string& text, const std::vector<std::pair<char, const char*>>& replacements);

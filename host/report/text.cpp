@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/fit.hpp"
+#include "report/text_grid.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -9,6 +11,7 @@ namespace gilhost {
 namespace {
 
 constexpr std::size_t kTerminalWidth = 80;
+constexpr std::size_t kCellsPerReading = 4;  // named per reading where the width is limited; the rest counted
 
 // `text` in lines of at most `width` columns, broken at spaces: the first line after `indent`, the others
 // after `indent` and two more spaces.
@@ -26,25 +29,27 @@ std::string wrapped(const std::string& text, std::size_t width, const std::strin
   return out + line + "\n";
 }
 
-std::string readings_text(const std::vector<Reading>& readings) {
+std::string readings_text(const std::vector<Reading>& readings, const TextOptions& o) {
   std::string out = "\nreadings (thread states: median shares of the Python threads' time):\n";
-  for (const auto& r : readings) out += wrapped(r.case_name + " @ " + r.build + ": " + r.text, kTerminalWidth, "  ");
+  if (o.width == 0) {  // everything, one line each
+    for (const auto& r : readings) out += wrapped(r.case_name + " @ " + r.build + ": " + r.text, kTerminalWidth, "  ");
+    return out;
+  }
+  for (const auto& group : group_readings(readings, kCellsPerReading))
+    out += wrapped(group, std::min<std::size_t>(o.width, kTerminalWidth), "  ");
+  const std::size_t shown = std::min(readings.size(), kCellsPerReading * count_rules(readings));
+  if (shown < readings.size() && !o.results_file.empty())
+    out += "  (each reading of every cell: gilhost report " + o.results_file + ")\n";
   return out;
 }
 
-std::string grid_text(const Grid& grid) {
-  std::vector<std::string> header{"case"};
-  for (const auto& col : grid.columns) header.push_back(col.heading);
-  TextTable t(header);
-  for (std::size_t c = 0; c < grid.cases.size(); ++c) {
-    std::vector<std::string> row{grid.cases[c]};
-    for (const auto& cell : grid.cells[c]) row.push_back(grid_cell_text(cell, "  "));
-    t.add_row(row);
-  }
-  return t.render();
+std::string grid_text(const Grid& grid, std::size_t width) {
+  std::string out;
+  for (const Table& block : grid_blocks(grid, width)) out += (out.empty() ? "" : "\n") + render_text_table(block, width);
+  return out;
 }
 
-std::string section_text(const Section& s) {
+std::string section_text(const Section& s, const TextOptions& o) {
   std::string out = s.title + (s.description.empty() ? "" : " — " + s.description) + "\n";
   if (s.machine) {
     const MachineRecord& m = *s.machine;
@@ -52,23 +57,20 @@ std::string section_text(const Section& s) {
                        m.kernel, m.cores);
   }
   out += "each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations\n\n";
-  out += grid_text(s.grid);
+  out += grid_text(s.grid, o.width);
   out += failures_text(s.failed_cells);
 
-  if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + render_text_table(s.headlines_table);
-  for (const auto& sc : s.scaling)
-    out += "\nscaling of " + sc.title() + " (speedup · efficiency)\n" + render_text_table(sc.table) + scaling_caption(sc) + "\n";
-  if (!s.metrics_table.empty()) {
-    out += "\nmetrics (the scripts' own figures: median of the ok runs ± MAD)\n" + render_text_table(s.metrics_table);
-    for (const auto& source : s.metric_sources) out += "  " + source + "\n";
-  }
-
   if (s.details) {
-    out += "\n" + render_text_table(s.details_table);
+    out += "\n" + render_text_table(s.details_table, o.width);
     if (!s.summary.baseline.empty())
       out += "ratio: wall / wall of '" + s.summary.baseline + "' on the same build, paired by round (median)\n";
   }
-  if (!s.readings.empty()) out += readings_text(s.readings);
+  for (const auto& sc : s.scaling)
+    out += "\nscaling of " + sc.title() + " (speedup · efficiency)\n" + render_text_table(sc.table, o.width) + scaling_caption(sc) + "\n";
+  if (!s.metrics_table.empty()) {
+    out += "\nmetrics (the scripts' own figures: median of the ok runs ± MAD)\n" + render_text_table(s.metrics_table, o.width);
+    for (const auto& source : s.metric_sources) out += "  " + source + "\n";
+  }
   if (!s.failures.empty()) {
     out += "\nexpectations not met:\n";
     for (const auto& f : s.failures)
@@ -91,19 +93,39 @@ std::string section_text(const Section& s) {
       out += "  " + host_label(m) + ": " + machine_summary(m) + " — " + join(s.builds_on(m.hostname), ", ") + "\n";
   }
   if (s.compares_builds()) {
-    out += "\n" + render_text_table(s.vs_baseline_table);
+    out += "\n" + render_text_table(s.vs_baseline_table, o.width);
     out += "vs " + s.baseline_python + ": wall / wall of the " + s.baseline_python +
            " build on the same machine, same case, paired by repeat (median ± MAD)\n";
   }
   for (const auto& note : s.notes) out += "note: " + note + "\n";
+  // The answer last, nearest the prompt: the views, then what the threads' time says.
+  if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + render_text_table(s.headlines_table, o.width);
+  if (!s.readings.empty()) out += readings_text(s.readings, o);
+  return out;
+}
+
+// Each line wider than `width` broken at spaces (the tables fit already: this is the prose around them).
+std::string fitted_lines(const std::string& text, std::size_t width) {
+  if (width == 0 || text.empty()) return text;
+  std::string out;
+  for (const auto& line : split(text, '\n')) {
+    if (display_width(line) <= width) {
+      out += line + "\n";
+      continue;
+    }
+    const std::size_t indent = line.find_first_not_of(' ');
+    out += wrapped(line.substr(indent), width, std::string(indent, ' '));
+  }
+  out.pop_back();  // split gives the line after the last "\n" too
   return out;
 }
 
 }  // namespace
 
-std::string render_text(const ReportModel& model) {
+std::string render_text(const ReportModel& model, const TextOptions& options) {
   std::string out;
-  for (std::size_t n = 0; n < model.sections.size(); ++n) out += (n ? "\n" : "") + section_text(model.sections[n]);
+  for (std::size_t n = 0; n < model.sections.size(); ++n)
+    out += (n ? "\n" : "") + fitted_lines(section_text(model.sections[n], options), options.width);
   return out;
 }
 

@@ -6,6 +6,11 @@
 
 namespace gilhost {
 
-std::string render_text(const ReportModel& model);
+struct TextOptions {
+  std::size_t width = 0;     // fit tables to this many columns (report/fit); 0: everything, unabridged
+  std::string results_file;  // where the full report is (named where readings are left out)
+};
+
+std::string render_text(const ReportModel& model, const TextOptions& options = {});
 
 }  // namespace gilhost

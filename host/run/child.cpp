@@ -236,14 +236,8 @@ ChildResult run_child(const ChildRequest& req) {
   UniqueFd pidfd(pidfd_open(pid));
   BoundedCapture cap_out(req.head_limit, req.tail_limit), cap_err(req.head_limit, req.tail_limit);
   std::string event_buf;
-  auto on_out = [&](const char* d, std::size_t n) {
-    cap_out.append(d, n);
-    if (req.echo_output) write_all(2, d, n);
-  };
-  auto on_err = [&](const char* d, std::size_t n) {
-    cap_err.append(d, n);
-    if (req.echo_output) write_all(2, d, n);
-  };
+  auto on_out = [&](const char* d, std::size_t n) { cap_out.append(d, n); };
+  auto on_err = [&](const char* d, std::size_t n) { cap_err.append(d, n); };
   auto on_event = [&](const char* d, std::size_t n) {
     event_buf.append(d, n);
     std::size_t nl;
@@ -266,7 +260,7 @@ ChildResult run_child(const ChildRequest& req) {
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
   const double timeout_s = req.timeout_s < 1e9 ? std::max(0.0, req.timeout_s) : 1e9;
   const std::int64_t deadline = start + static_cast<std::int64_t>(timeout_s * 1e9);
-  std::int64_t next_sample = start + interval;
+  std::int64_t next_sample = start + interval, next_tick = start + 1000000000;
   bool open_out = true, open_err = true, open_events = true;
   std::int64_t events_eof = 0;  // when the event pipe closed while the child was still running
   int status = 0;
@@ -290,6 +284,10 @@ ChildResult run_child(const ChildRequest& req) {
     if (now >= next_sample) {
       sampler.sample();
       next_sample = std::max(next_sample + interval, now + interval / 2);
+      if (req.on_tick && now >= next_tick) {
+        next_tick += 1000000000;
+        req.on_tick(static_cast<double>(now - start) / 1e9);
+      }
     }
     std::int64_t wait_ns = std::min(next_sample, deadline) - monotonic_ns();
     if (!pidfd) wait_ns = std::min<std::int64_t>(wait_ns, 5000000);  // no pidfd: poll for exit

@@ -47,7 +47,8 @@ struct ChildRequest {
   // Where the child finds the read end of a pipe whose write end only we hold, set up so that its
   // closing (our death, kill -9 included) SIGKILLs the child's whole process group; -1: none.
   int watch_fd = -1;
-  bool echo_output = false;    // also copy the child's output to our stderr
+  // Called about once a second with the seconds the run has taken (a live progress line); empty: none.
+  std::function<void(double)> on_tick;
   std::size_t head_limit = 1 << 20;
   std::size_t tail_limit = 1 << 16;
   const std::atomic<bool>* interrupt = nullptr;  // set by SIGINT: kill the tree, keep what we have

@@ -1,17 +1,34 @@
 #include "run/progress.hpp"
 
-#include <cstdio>
-#include <string>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "report/fit.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
 
+std::string progress_line(const Progress& p) {
+  std::string line = "[" + std::to_string(p.done + 1) + "/" + std::to_string(p.total) + "] " + p.run->c->name + " @ " +
+                     p.run->interp->label + (p.run->warmup ? " warm-up" : "");
+  line += "  " + format_duration(p.run_elapsed_s) + " of " + fmt::format("{:g}s", p.timeout_s) + " timeout";
+  line += " · total " + format_duration(p.elapsed_s);
+  // The runs still to come at the finished runs' pace, less what this one has taken already.
+  const double pace = p.done > 0 ? (p.elapsed_s - p.run_elapsed_s) / p.done : 0;
+  if (p.done > 0) line += ", ETA " + format_duration(std::max(0.0, pace * (p.total - p.done) - p.run_elapsed_s));
+  return line;
+}
+
 void print_progress(const Progress& p) {
-  std::string eta = p.done > 0 ? ", ETA " + format_duration(p.elapsed_s / p.done * (p.total - p.done)) : "";
-  std::fprintf(stderr, "\r\033[K[%d/%d] %s @ %s%s (%s%s)", p.done + 1, p.total, p.run->c->name.c_str(),
-               p.run->interp->label.c_str(), p.run->warmup ? " warm-up" : "", format_duration(p.elapsed_s).c_str(),
-               eta.c_str());
+  // Cut to the terminal's width: a line that wrapped could not be redrawn in place.
+  winsize ws{};
+  const std::size_t width = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+  std::fprintf(stderr, "\r\033[K%s", truncate_display(progress_line(p), width).c_str());
   std::fflush(stderr);
 }
 

@@ -1,12 +1,17 @@
 #pragma once
-// The one progress line gilhost run keeps on a terminal's stderr: "[3/12] case @ 3.13 warm-up (4s, ETA 12s)".
+// The one progress line gilhost run keeps on a terminal's stderr, redrawn about once a second:
+// "[3/12] threads[workers=8] @ 3.13  12s of 300s timeout · total 1m05s, ETA 2m".
+#include <string>
+
 #include "run/scheduler.hpp"
 
 namespace gilhost {
 
-// Replaces the line with the run that starts now.
+// The line's text for `p` (no escapes): pure, so its wording is testable.
+std::string progress_line(const Progress& p);
+// Replaces the line with `p`'s.
 void print_progress(const Progress& p);
-// Erases the line, before the report is printed.
+// Erases the line, before the report (or a run's shown output) is printed.
 void clear_progress();
 
 }  // namespace gilhost

@@ -319,6 +319,8 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     progress.run = &run;
     progress.record = nullptr;
     progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+    progress.run_elapsed_s = 0;
+    progress.timeout_s = ex.timeout_s;
     if (options.on_start) options.on_start(progress);
 
     ChildRequest req;
@@ -335,7 +337,12 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     req.sample_interval_ms = ex.sample_interval_ms;
     req.thread_states = ex.thread_states;
     req.event_fd = options.event_fd;
-    req.echo_output = options.echo_output;
+    if (options.on_tick)
+      req.on_tick = [&](double run_s) {
+        progress.run_elapsed_s = run_s;
+        progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+        options.on_tick(progress);
+      };
     req.interrupt = options.interrupt;
     ChildResult child = run_child(req);
     if (child.interrupted) {

@@ -21,19 +21,21 @@ struct Progress {
   int total = 0;
   const PlannedRun* run = nullptr;
   const RunRecord* record = nullptr;  // the run just finished
-  double elapsed_s = 0;
+  double elapsed_s = 0;      // since the session began
+  double run_elapsed_s = 0;  // since this run began (on_tick)
+  double timeout_s = 0;      // this run's
 };
 
 struct SchedulerOptions {
   std::string runner_path;
   std::string bootstrap_cache_dir;  // the runner's compiled bootstrap; empty: compiled every run
-  bool echo_output = false;
   double cell_budget_s = 0;      // stop repeating a cell once its runs took this long (0: no budget)
   bool repeat_failures = false;  // repeat a cell that failed in every run of its first round
   std::string stderr_dir;        // where failed runs' stderr is written ("": not written)
   int event_fd = 3;
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const Progress&)> on_start;
+  std::function<void(const Progress&)> on_tick;  // about once a second while a run goes on
   std::function<void(const Progress&)> on_finish;
 };
 

@@ -16,6 +16,7 @@
 #include "discover/selector.hpp"
 #include "measure/machine.hpp"
 #include "measure/system_state.hpp"
+#include "report/fit.hpp"
 #include "report/table.hpp"
 #include "report/text.hpp"
 #include "results/record_json.hpp"
@@ -24,6 +25,7 @@
 #include "run/meta.hpp"
 #include "run/plan.hpp"
 #include "run/progress.hpp"
+#include "run/show_output.hpp"
 #include "run/scheduler.hpp"
 #include "util/paths.hpp"
 #include "util/session_lock.hpp"
@@ -139,20 +141,31 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (const fs::path load = fs::path(so.runner_path).parent_path() / "gilhost-load"; ::access(load.c_str(), X_OK) == 0)
     ::setenv("GILHOST_LOAD_CLIENT", load.c_str(), 0);
   if (!co.no_cache) so.bootstrap_cache_dir = (fs::path(cache_dir()) / "bootstrap").string();
-  so.echo_output = ro.show_output;
   so.cell_budget_s = ex.cell_budget_s;
   so.repeat_failures = ro.repeat_failures;
   so.stderr_dir = path + ".stderr";
   so.interrupt = &g_interrupted;
-  if (tty) so.on_start = print_progress;
+  if (tty) so.on_start = so.on_tick = print_progress;
+  if (ro.show_output)
+    so.on_finish = [tty](const Progress& p) {
+      if (tty) clear_progress();
+      show_run_output(p);
+    };
   SessionResult session = run_session(ex, sel, plan, so, writer);
   if (tty) clear_progress();
 
   ReportOptions report_options;
-  report_options.details = !ro.no_details;
+  // On a terminal the grid and the answer; details when asked (a file gets them unless told not to).
+  const bool tty_out = ::isatty(STDOUT_FILENO);
+  report_options.details = ro.details || (!tty_out && !ro.no_details);
   report_options.profile_in_title = true;
+  report_options.baseline_python = ro.baseline_python;
+  // An ad-hoc script asks how the builds compare: against the first, unless told otherwise.
+  const bool adhoc = !ro.module.empty() || is_python_script(file);
+  if (report_options.baseline_python.empty() && adhoc && sel.selected.size() > 1)
+    report_options.baseline_python = sel.selected[0].label;
   const ReportModel model = build_session_report(path, meta, session.skips, session.runs, report_options);
-  std::cout << render_text(model) << std::flush;
+  std::cout << render_text(model, {ro.wide ? 0 : output_width(100), path}) << std::flush;
   if (session.interrupted) {
     std::cerr << "gilhost: interrupted; " << session.skips.size() + session.runs.size() << " finished runs kept in " << path
               << "\n";

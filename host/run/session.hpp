@@ -19,7 +19,10 @@ struct RunOptions {
   double max_cell_time = -1;      // --max-cell-time: the cell's time budget (0: none; <0: the file's)
   bool repeat_failures = false;  // --repeat-failures
   bool show_output = false;
+  std::string baseline_python;  // --baseline-python: the build every other is compared with
+  bool details = false;     // --details: the per-cell details on a terminal too
   bool no_details = false;
+  bool wide = false;
   bool dry_run = false;
   bool force_exec = false;
   bool no_thread_states = false;         // --no-thread-states: the sampler reads no thread's state

@@ -1,0 +1,105 @@
+#include "report/fit.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+namespace {
+
+std::vector<std::size_t> column_widths(const Table& t) {
+  std::vector<std::size_t> w;
+  for (const auto& c : t.columns) w.push_back(display_width(c.terminal_title.empty() ? c.title : c.terminal_title));
+  for (const auto& row : t.rows)
+    for (std::size_t i = 0; i < row.size() && i < w.size(); ++i) w[i] = std::max(w[i], display_width(row[i]));
+  return w;
+}
+
+Table without_column(const Table& t, std::size_t col) {
+  Table out = t;
+  out.columns.erase(out.columns.begin() + static_cast<std::ptrdiff_t>(col));
+  for (auto& row : out.rows) row.erase(row.begin() + static_cast<std::ptrdiff_t>(col));
+  return out;
+}
+
+// The column to leave out next: the highest drop order, the rightmost of equals; npos when none may go.
+std::size_t next_to_drop(const Table& t) {
+  std::size_t pick = std::string::npos;
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].drop > 0 && (pick == std::string::npos || t.columns[i].drop >= t.columns[pick].drop)) pick = i;
+  return pick;
+}
+
+}  // namespace
+
+std::size_t table_width(const Table& table) {
+  std::size_t total = 0;
+  for (std::size_t w : column_widths(table)) total += w;
+  return total + (table.columns.empty() ? 0 : 2 * (table.columns.size() - 1));
+}
+
+std::string truncate_display(const std::string& text, std::size_t width) {
+  if (display_width(text) <= width) return text;
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t len = 1;  // one UTF-8 character
+    while (i + len < text.size() && (static_cast<unsigned char>(text[i + len]) & 0xC0) == 0x80) ++len;
+    if (display_width(out + text.substr(i, len)) + 1 > width) break;
+    out += text.substr(i, len);
+    i += len;
+  }
+  return out + "…";
+}
+
+Table fit_table(const Table& table, std::size_t width) {
+  // The terminal's view first: its columns, under their terminal titles.
+  Table view;
+  std::vector<std::size_t> shown;
+  for (std::size_t i = 0; i < table.columns.size(); ++i)
+    if (table.columns[i].in_terminal) {
+      shown.push_back(i);
+      view.columns.push_back(table.columns[i]);
+    }
+  for (const auto& row : table.rows) {
+    std::vector<std::string> cells;
+    for (std::size_t i : shown) cells.push_back(i < row.size() ? row[i] : "");
+    view.rows.push_back(cells);
+  }
+  if (width == 0) return view;
+  for (std::size_t col; table_width(view) > width && (col = next_to_drop(view)) != std::string::npos;)
+    view = without_column(view, col);
+  // Still too wide: cut the widest column's cells, a column at a time, down to 8 columns each.
+  constexpr std::size_t kNarrowest = 8;
+  while (table_width(view) > width) {
+    const std::vector<std::size_t> w = column_widths(view);
+    const auto widest = static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
+    if (w[widest] <= kNarrowest) break;
+    // Down to the next widest column at most, so the cuts share out rather than empty one column.
+    std::vector<std::size_t> sorted = w;
+    std::sort(sorted.rbegin(), sorted.rend());
+    const std::size_t excess = table_width(view) - width, next = sorted.size() > 1 ? sorted[1] : 0;
+    std::size_t target = std::max({kNarrowest, w[widest] - std::min(w[widest], excess), next});
+    if (target >= w[widest]) target = w[widest] - 1;
+    for (auto& row : view.rows) row[widest] = truncate_display(row[widest], target);
+    std::string& title = view.columns[widest].terminal_title.empty() ? view.columns[widest].title : view.columns[widest].terminal_title;
+    title = truncate_display(title, target);
+  }
+  return view;
+}
+
+std::size_t output_width(std::size_t not_a_terminal) {
+  // $COLUMNS first: a shell exports it only when asked to, and then it is meant.
+  if (const char* columns = std::getenv("COLUMNS"); columns && std::atoi(columns) > 0)
+    return static_cast<std::size_t>(std::atoi(columns));
+  if (!::isatty(STDOUT_FILENO)) return not_a_terminal;
+  winsize ws{};
+  return ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+}  // namespace gilhost

@@ -1,0 +1,26 @@
+#pragma once
+// Tables that fit a terminal: the least useful columns left out first, long cells cut with "…", and the
+// width to fit (the terminal's, $COLUMNS, or none when stdout is a file).
+#include <cstddef>
+#include <string>
+
+#include "report/table.hpp"
+
+namespace gilhost {
+
+// The terminal's view of `table` (its in_terminal columns, under their terminal titles), no wider than
+// `width` columns where it can be: columns with a drop order left out, highest first, then the widest
+// column's cells cut with "…" (to no less than 8 columns). width 0: only the terminal's view.
+Table fit_table(const Table& table, std::size_t width);
+
+// How wide `table` renders (render_text_table): its widest cells, two spaces between columns.
+std::size_t table_width(const Table& table);
+
+// `text` cut to `width` display columns, its last one "…" when cut.
+std::string truncate_display(const std::string& text, std::size_t width);
+
+// The width stdout's report should fit: the terminal's (TIOCGWINSZ, else $COLUMNS, else 80) when stdout
+// is a terminal, else `not_a_terminal` (0: no limit).
+std::size_t output_width(std::size_t not_a_terminal);
+
+}  // namespace gilhost

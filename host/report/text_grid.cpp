@@ -1,0 +1,83 @@
+#include "report/text_grid.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "report/fit.hpp"
+#include "util/strings.hpp"
+
+namespace gilhost {
+
+namespace {
+
+constexpr std::size_t kCaseColumn = 28;  // the case column's share of a block, at most (cut with "…")
+
+Table grid_table(const Grid& grid, const std::vector<std::string>& headings, std::size_t first, std::size_t end) {
+  Table t;
+  t.columns.emplace_back("case");
+  for (std::size_t b = first; b < end; ++b) t.columns.emplace_back(headings[b]);
+  for (std::size_t c = 0; c < grid.cases.size(); ++c) {
+    std::vector<std::string> row{grid.cases[c]};
+    for (std::size_t b = first; b < end; ++b) row.push_back(grid_cell_text(grid.cells[c][b], "  "));
+    t.add_row(row);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::string> short_build_labels(const std::vector<std::string>& labels) {
+  static const std::regex version(R"(^(\d+\.\d+)\.\d+(.*)$)");
+  std::vector<std::string> out;
+  for (const auto& l : labels) out.push_back(std::regex_replace(l, version, "$1$2"));
+  const std::set<std::string> distinct(out.begin(), out.end());
+  return distinct.size() == labels.size() ? out : labels;
+}
+
+std::vector<Table> grid_blocks(const Grid& grid, std::size_t width) {
+  std::vector<std::string> headings;
+  for (const auto& col : grid.columns) headings.push_back(col.heading);
+  const std::size_t builds = headings.size();
+  if (width == 0) return {grid_table(grid, headings, 0, builds)};
+  headings = short_build_labels(headings);
+  const std::size_t case_full = table_width(grid_table(grid, headings, 0, 0));
+  auto build_width = [&](std::size_t b) { return table_width(grid_table(grid, headings, b, b + 1)) - case_full - 2; };
+  std::vector<Table> blocks;
+  for (std::size_t first = 0; first < builds || blocks.empty();) {
+    std::size_t end = std::min(first + 1, builds), used = std::min(kCaseColumn, case_full) + (end > first ? 2 + build_width(first) : 0);
+    for (; end < builds && used + 2 + build_width(end) <= width; ++end) used += 2 + build_width(end);
+    blocks.push_back(fit_table(grid_table(grid, headings, first, end), width));
+    first = end;
+  }
+  return blocks;
+}
+
+std::size_t count_rules(const std::vector<Reading>& readings) {
+  std::set<ReadingRule> rules;
+  for (const auto& r : readings) rules.insert(r.rule);
+  return rules.size();
+}
+
+std::vector<std::string> group_readings(const std::vector<Reading>& readings, std::size_t cells) {
+  std::vector<ReadingRule> order;
+  for (const auto& r : readings)
+    if (std::find(order.begin(), order.end(), r.rule) == order.end()) order.push_back(r.rule);
+  std::vector<std::string> lines;
+  for (ReadingRule rule : order) {
+    std::vector<std::string> named;
+    std::string text;
+    std::size_t more = 0;
+    for (const auto& r : readings) {
+      if (r.rule != rule) continue;
+      if (text.empty()) text = r.text;
+      if (named.size() < cells) named.push_back(r.case_name + " @ " + r.build);
+      else ++more;
+    }
+    lines.push_back(text + " — " + join(named, ", ") + (more ? " and " + std::to_string(more) + " more" : "") +
+                    (named.size() + more > 1 ? " (figures of the first)" : ""));
+  }
+  return lines;
+}
+
+}  // namespace gilhost
