@@ -35,7 +35,7 @@ struct Marker {
   std::string label, css;
 };
 
-std::string hbar_svg(const Section& s, const std::string& css, const std::string& bar_css, const std::string& aria,
+std::string hbar_svg(const std::string& css, const std::string& bar_css, const std::string& aria,
                      const std::vector<Bar>& bars, const std::vector<Marker>& markers, const std::string& axis) {
   const int width = 600, left = 150, right = 84, top = 18, row_h = 20, group_h = 18, axis_h = 30;
   int rows_h = 0;
@@ -102,8 +102,10 @@ std::string headline_svg(const Section& s, const Headline& h) {
   for (const auto& v : h.values) bars.push_back({"", v.build, v.value, v.text, h.spec.title + " @ " + v.build + ": " + v.text});
   std::vector<Marker> markers;
   if (h.spec.article) markers.push_back({*h.spec.article, "article " + h.article_text, "article"});
-  return "<figure class=\"view\"><figcaption>" + e(h.spec.title) + "</figcaption>\n" +
-         hbar_svg(s, "view", "viewbar", h.spec.title + " per build", bars, markers, h.unit.empty() ? h.spec.key : h.unit) + "</figure>\n";
+  // A run of other sizes: the marker would mislead; the caption says why there is none.
+  const std::string caveat = h.article_text == "not comparable" ? "<div class=\"muted\">" + e(s.article_caveat) + "</div>\n" : "";
+  return "<figure class=\"view\"><figcaption>" + e(h.spec.title) + "</figcaption>\n" + caveat +
+         hbar_svg("view", "viewbar", h.spec.title + " per build", bars, markers, h.unit.empty() ? h.spec.key : h.unit) + "</figure>\n";
 }
 
 std::string parallelism_svg(const Section& s) {
@@ -122,7 +124,7 @@ std::string parallelism_svg(const Section& s) {
   if (bars.empty()) return "";
   std::vector<Marker> markers{{1, "1 core", "one"}};
   if (s.machine && s.machine->cores > 1) markers.push_back({static_cast<double>(s.machine->cores), fmt::format("{} cores", s.machine->cores), "ncores"});
-  return hbar_svg(s, "parallelism", "cpubar", "effective parallelism, CPU / wall, per case and build", bars, markers, "CPU / wall");
+  return hbar_svg("parallelism", "cpubar", "effective parallelism, CPU / wall, per case and build", bars, markers, "CPU / wall");
 }
 
 std::string scaling_svg(const Section& s, const Scaling& sc) {

@@ -18,7 +18,7 @@ unsigned stable_hash(const std::string& s) {
 // Hues far apart for the versions reports compare most.
 int minor_hue(int major, int minor) {
   if (major != 3) return static_cast<int>(stable_hash(std::to_string(major) + "." + std::to_string(minor)) % 360);
-  static const int hues[] = {30, 280, 130, 25, 0, 212, 175, 330};  // 3.9 .. 3.16
+  static const int hues[] = {330, 275, 95, 25, 150, 212, 0, 55};  // 3.9 .. 3.16: 3.12 orange, 3.13 green, 3.14 blue
   if (minor >= 9 && minor <= 16) return hues[minor - 9];
   return (minor * 47) % 360;
 }

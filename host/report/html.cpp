@@ -353,8 +353,8 @@ std::string summary_html(const Section& s) {
     for (const auto& c : cases) shares += thread_shares_svg(s, c);
     out += render_readings(s, markup) + "<div class=\"charts\">\n" + shares + "</div>\n";
   }
-  // <!-- failures: the place for the failures section (their messages and tracebacks, host/report/failures.*) -->
-  out += "<!-- failures -->\n";
+  // Issue 19 point 2 (another branch): the failures with their cause go here, before the grid.
+  out += "<!-- failures: the failures section (host/report/failures.*) goes here -->\n";
   if (!s.summary.cases.empty())
     out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations" +
            std::string(s.baseline_of.empty() ? "" : "; vs " + e(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat") +
