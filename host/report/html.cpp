@@ -336,6 +336,33 @@ std::string folded(const std::string& title, const std::string& body, const std:
   return "<details class=\"more " + cls + "\"><summary>" + e(title) + "</summary>\n" + body + "</details>\n";
 }
 
+// The readings that say what dominated (the GIL, a lock, I/O, parallel), each case's stacked shares beside
+// them; "waited for a core" (the machine had fewer cores than runnable threads) folded, it is the machine's story.
+std::string readings_html(const Section& s) {
+  if (s.readings.empty()) return "";
+  std::vector<std::string> key, core, cases;
+  for (const auto& r : s.readings) {
+    const std::string item = "<b>" + e(r.case_name) + "</b> @ " + e(r.build) + ": " + e(r.text);
+    if (r.rule == ReadingRule::waited_for_core) {
+      core.push_back(item);
+      continue;
+    }
+    key.push_back(item);
+    if (std::find(cases.begin(), cases.end(), r.case_name) == cases.end()) cases.push_back(r.case_name);
+  }
+  const HtmlMarkup m{};
+  std::string out = "<h3>Readings</h3>\n<p class=\"muted\">What the thread states say: the median share of the Python threads' time "
+                    "in each state, over the cell's runs.</p>\n";
+  if (!key.empty()) out += m.list(key, "readings");
+  if (!core.empty())
+    out += "<details class=\"core-readings\"><summary>" + std::to_string(core.size()) + " cell" + (core.size() == 1 ? "" : "s") +
+           " where threads waited for a core (more runnable threads than cores)</summary>\n" + m.list(core, "readings") + "</details>\n";
+  if (cases.empty()) return out;
+  out += "<div class=\"charts\">\n";
+  for (const auto& c : cases) out += "<figure class=\"threadshares\"><figcaption>" + e(c) + "</figcaption>\n" + thread_shares_svg(s, c) + "</figure>\n";
+  return out + "</div>\n";
+}
+
 // The answer: the views and scaling as charts, the thread-state readings as stacked bars, the grid and the
 // expectations; everything else folds below it.
 std::string summary_html(const Section& s) {
@@ -345,14 +372,7 @@ std::string summary_html(const Section& s) {
   for (const auto& sc : s.scaling) charts += markup.scaling_chart(s, sc);
   std::string out = s.article_caveat.empty() ? "" : "<p class=\"note caveat\">" + e(s.article_caveat) + "</p>\n";
   if (!charts.empty()) out += "<div class=\"charts answer\">\n" + charts + "</div>\n";
-  if (!s.readings.empty()) {
-    std::vector<std::string> cases;
-    for (const auto& r : s.readings)
-      if (std::find(cases.begin(), cases.end(), r.case_name) == cases.end()) cases.push_back(r.case_name);
-    std::string shares;
-    for (const auto& c : cases) shares += thread_shares_svg(s, c);
-    out += render_readings(s, markup) + "<div class=\"charts\">\n" + shares + "</div>\n";
-  }
+  out += readings_html(s);
   // Issue 19 point 2 (another branch): the failures with their cause go here, before the grid.
   out += "<!-- failures: the failures section (host/report/failures.*) goes here -->\n";
   if (!s.summary.cases.empty())
