@@ -244,8 +244,8 @@ void mark_incomparable(Section& s) {
       h.spec.article.reset();
       h.article_text = "not comparable";
     }
-  s.notes.push_back(s.article_caveat + ": the article measured the sizes its file sets, this run others (" +
-                    (s.profile().empty() ? "--param" : "profile " + s.profile()) + "), so no view shows the article's figure.");
+  s.notes.push_back(s.article_caveat + " (" + (s.profile().empty() ? "--param" : "profile " + s.profile()) +
+                    " changed the sizes), so no view shows the article's figure.");
 }
 
 Table build_article(const Section& s) {
