@@ -67,7 +67,7 @@ nlohmann::json Experiment::to_json() const {
           {"warmup", warmup},   {"timeout_s", timeout_s},     {"cell_budget_s", cell_budget_s}, {"sample_interval_ms", sample_interval_ms},
           {"thread_states", thread_states}, {"baseline", baseline}, {"env", env},               {"article", article},
           {"params", tag_non_finite(params)},   {"profile", profile},         {"cases", cases_json},
-          {"param_overrides", tag_non_finite(param_overrides)}, {"case_globs", case_globs}, {"views", views_json},
+          {"param_overrides", tag_non_finite(param_overrides)}, {"file_params", tag_non_finite(file_params)}, {"case_globs", case_globs}, {"views", views_json},
           {"extract_options", extract_options}};
 }
 

@@ -89,6 +89,7 @@ struct Experiment {
   std::map<std::string, std::string> env;
   nlohmann::json article = nlohmann::json::object();
   nlohmann::json params = nlohmann::json::object();
+  nlohmann::json file_params = nlohmann::json::object();  // [params] as the file wrote them: the article's sizes
   std::string profile;  // the one applied, if any
   nlohmann::json param_overrides = nlohmann::json::object();  // --param KEY=VALUE
   std::vector<std::string> case_globs;                       // --case GLOB

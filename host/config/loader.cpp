@@ -11,6 +11,7 @@
 
 #include "config/adhoc.hpp"
 #include "config/limits.hpp"
+#include "config/placeholders.hpp"
 #include "config/toml_guard.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
@@ -73,6 +74,7 @@ class Loader {
       read_experiment(*exp, ex);
     }
     if (auto p = table_at(root, "params")) ex.params = to_json(*p);
+    ex.file_params = ex.params;
 
     std::map<std::string, Profile> profiles;
     if (auto ps = table_at(root, "profile")) {
@@ -120,6 +122,8 @@ class Loader {
     }
     if (ex.cases.empty() && errors_.empty()) error(root.source(), "no [[case]]: an experiment needs at least one");
     read_views(root, ex);  // before a profile drops cases: a view of a dropped case is not a typo
+    if (const toml::node* d = root["experiment"]["description"].node())
+      ex.description = filled(ex.description, params_used(ex), d->source(), "description");
 
     if (applied) {
       // (Unknown names in its case list are reported below, with every profile's.)
@@ -432,31 +436,24 @@ class Loader {
     return e;
   }
 
-  // "{name}" in argv -> the param's value; unknown names are errors; "{{" and "}}" are a brace itself.
+  // "{name}" in argv -> the param's value as JSON writes it; unknown names are errors.
   std::string substitute(const std::string& arg, const nlohmann::json& params, const toml::source_region& src) {
-    std::string out;
-    for (std::size_t i = 0; i < arg.size(); ++i) {
-      if ((arg[i] == '{' || arg[i] == '}') && i + 1 < arg.size() && arg[i + 1] == arg[i]) {
-        out += arg[i++];
-        continue;
-      }
-      if (arg[i] == '{') {
-        std::size_t close = arg.find('}', i);
-        if (close != std::string::npos) {
-          std::string name = arg.substr(i + 1, close - i - 1);
-          if (params.contains(name)) {
-            const auto& v = params[name];
-            out += v.is_string() ? v.get<std::string>() : v.dump();
-          } else {
-            error(src, "argv uses {" + name + "} but no param has that name");
-          }
-          i = close;
-          continue;
-        }
-      }
-      out += arg[i];
-    }
-    return out;
+    return filled(arg, params, src, "argv", false);
+  }
+
+  // The experiment's params as this run uses them: [params], the profile's, --param.
+  nlohmann::json params_used(const Experiment& ex) const {
+    nlohmann::json used = ex.params;
+    used.merge_patch(profile_params_);
+    return used;
+  }
+
+  // `text` with its placeholders filled (config/placeholders); each unknown name a located error.
+  std::string filled(const std::string& text, const nlohmann::json& params, const toml::source_region& src, const std::string& what,
+                     bool grouped = true) {
+    FilledText f = fill_placeholders(text, params, grouped);
+    for (const auto& name : f.unknown) error(src, what + " uses {" + name + "} but no param has that name");
+    return std::move(f.text);
   }
 
   // Whether a case's sweep, with the `before` cases already read, stays within limits::kMaxCases.
@@ -601,6 +598,7 @@ class Loader {
       check_keys(t, {"title", "kind", "a", "b", "key", "unit", "article"}, "[[view]]");
       ViewSpec v;
       v.title = get_string(t, "title").value_or("");
+      if (t.get("title")) v.title = filled(v.title, params_used(ex), t.get("title")->source(), "title");
       const std::string kind = get_string(t, "kind").value_or("");
       if (auto k = parse_view_kind(kind)) v.kind = *k;
       else error(t.get("kind") ? t.get("kind")->source() : t.source(), "a [[view]] needs kind = \"ratio\", \"value\" or \"gil_wait\"");

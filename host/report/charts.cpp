@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "report/colors.hpp"
 #include "report/html.hpp"
 #include "util/strings.hpp"
 
@@ -15,11 +16,6 @@ namespace {
 
 std::string e(const std::string& s) { return html_escape(s); }
 std::string num(double v) { return fmt::format("{:.1f}", v); }
-
-std::size_t build_index(const Section& s, const std::string& build) {
-  const auto& all = s.summary.interpreters;
-  return static_cast<std::size_t>(std::find(all.begin(), all.end(), build) - all.begin());
-}
 
 std::string svg_open(const std::string& css, int width, int height, const std::string& label) {
   return fmt::format("<svg class=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
@@ -39,7 +35,7 @@ struct Marker {
   std::string label, css;
 };
 
-std::string hbar_svg(const Section& s, const std::string& css, const std::string& bar_css, const std::string& aria,
+std::string hbar_svg(const std::string& css, const std::string& bar_css, const std::string& aria,
                      const std::vector<Bar>& bars, const std::vector<Marker>& markers, const std::string& axis) {
   const int width = 600, left = 150, right = 84, top = 18, row_h = 20, group_h = 18, axis_h = 30;
   int rows_h = 0;
@@ -65,18 +61,18 @@ std::string hbar_svg(const Section& s, const std::string& css, const std::string
   for (const auto& b : bars) {
     if (!b.group.empty()) {
       out += fmt::format("<text class=\"group\" x=\"4\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", y + group_h / 2,
-                         e(chart_label(b.group, 40)));
+                         svg_label(b.group, 40));
       y += group_h;
     }
     const double cy = y + row_h / 2.0;
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy),
-                       e(chart_label(b.build, 24)));
+                       svg_label(b.build, 24));
     if (!b.value) {
       out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">-</text>\n", left + 6, num(cy));
     } else {
       out += fmt::format("<g data-build=\"{}\"><title>{}</title><rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" rx=\"2\" fill=\"{}\"/>",
                          e(b.build), e(b.tip), bar_css, left, num(cy - 6), num(std::max(1.0, x(*b.value) - left)),
-                         chart_color(build_index(s, b.build)));
+                         build_color(b.build));
       out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", num(x(*b.value) + 6), num(cy),
                          e(b.text));
     }
@@ -96,10 +92,9 @@ std::string chart_label(const std::string& label, std::size_t max) {
   return label.size() > max ? shortened(label, max - 1) : label;
 }
 
-std::string chart_color(std::size_t k) {
-  static const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                  "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#79706e"};
-  return palette[k % (sizeof palette / sizeof *palette)];
+std::string svg_label(const std::string& label, std::size_t max) {
+  const std::string shown = chart_label(label, max);
+  return e(shown) + (shown == label ? "" : "<title>" + e(label) + "</title>");
 }
 
 std::string headline_svg(const Section& s, const Headline& h) {
@@ -107,8 +102,10 @@ std::string headline_svg(const Section& s, const Headline& h) {
   for (const auto& v : h.values) bars.push_back({"", v.build, v.value, v.text, h.spec.title + " @ " + v.build + ": " + v.text});
   std::vector<Marker> markers;
   if (h.spec.article) markers.push_back({*h.spec.article, "article " + h.article_text, "article"});
-  return "<figure class=\"view\"><figcaption>" + e(h.spec.title) + "</figcaption>\n" +
-         hbar_svg(s, "view", "viewbar", h.spec.title + " per build", bars, markers, h.unit.empty() ? h.spec.key : h.unit) + "</figure>\n";
+  // A run of other sizes: the marker would mislead; the caption says why there is none.
+  const std::string caveat = h.article_text == "not comparable" ? "<div class=\"muted\">" + e(s.article_caveat) + "</div>\n" : "";
+  return "<figure class=\"view\"><figcaption>" + e(h.spec.title) + "</figcaption>\n" + caveat +
+         hbar_svg("view", "viewbar", h.spec.title + " per build", bars, markers, h.unit.empty() ? h.spec.key : h.unit) + "</figure>\n";
 }
 
 std::string parallelism_svg(const Section& s) {
@@ -127,7 +124,7 @@ std::string parallelism_svg(const Section& s) {
   if (bars.empty()) return "";
   std::vector<Marker> markers{{1, "1 core", "one"}};
   if (s.machine && s.machine->cores > 1) markers.push_back({static_cast<double>(s.machine->cores), fmt::format("{} cores", s.machine->cores), "ncores"});
-  return hbar_svg(s, "parallelism", "cpubar", "effective parallelism, CPU / wall, per case and build", bars, markers, "CPU / wall");
+  return hbar_svg("parallelism", "cpubar", "effective parallelism, CPU / wall, per case and build", bars, markers, "CPU / wall");
 }
 
 std::string scaling_svg(const Section& s, const Scaling& sc) {
@@ -172,7 +169,7 @@ std::string scaling_svg(const Section& s, const Scaling& sc) {
   }
   for (std::size_t k = 0; k < sc.lines.size(); ++k) {
     const ScalingLine& line = sc.lines[k];
-    const std::string colour = chart_color(build_index(s, line.build));
+    const std::string colour = build_color(line.build);
     std::string pts, dots;
     for (const auto& p : line.points) {
       if (!p.speedup.valid()) continue;
@@ -188,7 +185,7 @@ std::string scaling_svg(const Section& s, const Scaling& sc) {
     const int ly = top + 8 + static_cast<int>(k) * 16;
     const int lx = left + static_cast<int>(plot_w) + 12;
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", lx,
-                       ly - 2, colour, lx + 19, ly, e(chart_label(line.build, 18)));
+                       ly - 2, colour, lx + 19, ly, svg_label(line.build, 18));
   }
   return out + "</svg>\n";
 }

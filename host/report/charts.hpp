@@ -9,9 +9,9 @@ namespace gilhost {
 
 // A label as a chart shows it: itself, or cut to `max` bytes with its ellipsis (at a character boundary).
 std::string chart_label(const std::string& label, std::size_t max);
-
-// A series' colour: build k of a section is drawn in the same colour in every chart.
-std::string chart_color(std::size_t k);
+// The content of an SVG <text>: the label as chart_label shows it, escaped, with the full label as its
+// tooltip (<title>) where it was cut.
+std::string svg_label(const std::string& label, std::size_t max);
 
 // Bars per build, the article's figure marked.
 std::string headline_svg(const Section& section, const Headline& headline);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "report/charts.hpp"
+#include "report/colors.hpp"
 #include "report/markup.hpp"
 #include "report/thread_lanes.hpp"
 #include "util/strings.hpp"
@@ -37,8 +38,6 @@ std::vector<double> nice_ticks(double max, int target) {
 namespace {
 
 std::string e(const std::string& s) { return html_escape(s); }
-
-std::string color(std::size_t i) { return chart_color(i); }
 
 std::string num(double v) { return fmt::format("{:.1f}", v); }
 
@@ -97,6 +96,13 @@ figure.lanes, figure.threadshares { width: fit-content; }
 svg text.lane-label.other { fill: #8c959f; font-style: italic; }
 svg text.more { fill: #656d76; font-style: italic; }
 ul.readings li { margin: 2px 0; }
+details.more { margin: 10px 0; border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; }
+details.more > summary { font-size: 15px; font-weight: 600; color: var(--fg); }
+div.summary h3:first-child { margin-top: 8px; }
+table { max-width: 100%; }
+td { overflow-wrap: anywhere; }
+table.builds, table.machines, table.details { font-size: 12px; }
+table.builds code { word-break: break-all; }
 )CSS";
 
 std::string table_html(const Table& table, const std::string& cls) {
@@ -120,7 +126,7 @@ std::string builds_html(const Section& s) {
   out += "</tr></thead><tbody>\n";
   for (std::size_t i = 0; i < s.builds.size(); ++i) {
     const BuildInfo& b = s.builds[i];
-    out += "<tr><td><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" rx=\"2\" fill=\"" + color(i) +
+    out += "<tr><td><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" rx=\"2\" fill=\"" + build_color(b.label) +
            "\"/></svg></td><td>" + e(b.label) + "</td><td>" + e(b.version) + "</td><td>" + (b.free_threaded ? "yes" : "no") +
            "</td><td>" + e(b.mode) + "</td><td>" + e(b.compiler.empty() ? "-" : b.compiler) + "</td><td>" +
            e(b.source.empty() ? "-" : b.source) + "</td><td>" + e(b.host) + "</td><td><code>" + e(b.executable) +
@@ -191,8 +197,7 @@ std::string bar_chart(const Section& s, const std::string& case_name) {
   for (int k = 0; k < n; ++k) {
     const std::string& label = sum.interpreters[k];
     const double cy = top + k * row_h + row_h / 2.0;
-    const std::string shown = chart_label(label, 24);
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy), e(shown));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy), svg_label(label, 24));
     const Cell* c = sum.cell(case_name, label);
     if (!c || c->wall_s.n == 0) {
       out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", left + 6, num(cy),
@@ -204,7 +209,7 @@ std::string bar_chart(const Section& s, const std::string& case_name) {
                                         format_seconds(w.min), format_seconds(w.max), w.n, w.n == 1 ? "" : "s");
     out += fmt::format("<g class=\"build\" data-build=\"{}\"><title>{}</title>", e(label), e(tip));
     out += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" rx=\"2\" fill=\"{}\" data-median-s=\"{}\"/>", left,
-                       num(cy - 7), num(std::max(1.0, x(w.median) - left)), color(k), fmt::format("{:.6g}", w.median));
+                       num(cy - 7), num(std::max(1.0, x(w.median) - left)), build_color(label), fmt::format("{:.6g}", w.median));
     if (w.n > 1) {
       out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", num(x(w.min)), num(x(w.max)), num(cy));
       for (double v : {w.min, w.max})
@@ -275,20 +280,21 @@ std::string rss_chart(const Section& s, const std::string& case_name) {
     if (l.points.size() == 1) pts += num(x(l.points[0].first) + 2) + "," + num(y(l.points[0].second));
     const BuildInfo* b = s.build(sum.interpreters[l.build]);
     out += fmt::format("<polyline class=\"rssline\" data-build=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"{} points=\"{}\"><title>{}</title></polyline>\n",
-                       e(sum.interpreters[l.build]), color(l.build), b && b->free_threaded ? " stroke-dasharray=\"5 3\"" : "", pts, e(l.tip));
+                       e(sum.interpreters[l.build]), build_color(sum.interpreters[l.build]), b && b->free_threaded ? " stroke-dasharray=\"5 3\"" : "", pts, e(l.tip));
   }
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const int lx = left + static_cast<int>(k % per_row) * 132;
     const int ly = top + plot_h + axis_h + static_cast<int>(k / per_row) * legend_row + 8;
-    const std::string label = chart_label(sum.interpreters[lines[k].build], 18);
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>", lx,
-                       ly - 2, color(lines[k].build), lx + 19, ly, e(label));
+                       ly - 2, build_color(sum.interpreters[lines[k].build]), lx + 19, ly, svg_label(sum.interpreters[lines[k].build], 18));
   }
   return out + "\n</svg>\n";
 }
 
 class HtmlMarkup : public Markup {
  public:
+  // charts=false: the tables only (the page drew the charts in its summary).
+  explicit HtmlMarkup(bool charts = true) : charts_(charts) {}
   std::string escape(const std::string& text) const override { return e(text); }
   std::string heading(const std::string& text) const override { return "<h3>" + e(text) + "</h3>\n"; }
   std::string table(const Table& t, const std::string& css_class) const override { return table_html(t, css_class); }
@@ -305,10 +311,14 @@ class HtmlMarkup : public Markup {
   std::string quote(const std::string& text) const override { return "'" + e(text) + "'"; }
   std::string verdict(bool ok) const override { return ok ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"; }
   std::string all_held_mark() const override { return verdict(true) + " "; }
-  std::string headline_chart(const Section& s, const Headline& h) const override { return headline_svg(s, h); }
+  std::string headline_chart(const Section& s, const Headline& h) const override { return charts_ ? headline_svg(s, h) : ""; }
   std::string scaling_chart(const Section& s, const Scaling& sc) const override {
+    if (!charts_) return "";
     return "<figure class=\"scaling\"><figcaption>" + e(sc.title()) + "</figcaption>\n" + scaling_svg(s, sc) + "</figure>\n";
   }
+
+ private:
+  bool charts_;
 };
 
 std::string facts_html(const Section& s) {
@@ -320,35 +330,94 @@ std::string facts_html(const Section& s) {
   return facts.empty() ? "" : "<p class=\"facts\">" + e(join(facts, " · ")) + "</p>\n";
 }
 
-std::string section_html(const Section& s) {
-  const Summary& sum = s.summary;
+// A part below the summary, closed until asked for ("" when it has nothing).
+std::string folded(const std::string& title, const std::string& body, const std::string& cls) {
+  if (body.empty()) return "";
+  return "<details class=\"more " + cls + "\"><summary>" + e(title) + "</summary>\n" + body + "</details>\n";
+}
+
+// The readings that say what dominated (the GIL, a lock, I/O, parallel), each case's stacked shares beside
+// them; "waited for a core" (the machine had fewer cores than runnable threads) folded, it is the machine's story.
+std::string readings_html(const Section& s) {
+  if (s.readings.empty()) return "";
+  std::vector<std::string> key, core, cases;
+  for (const auto& r : s.readings) {
+    const std::string item = "<b>" + e(r.case_name) + "</b> @ " + e(r.build) + ": " + e(r.text);
+    if (r.rule == ReadingRule::waited_for_core) {
+      core.push_back(item);
+      continue;
+    }
+    key.push_back(item);
+    if (std::find(cases.begin(), cases.end(), r.case_name) == cases.end()) cases.push_back(r.case_name);
+  }
+  const HtmlMarkup m{};
+  std::string out = "<h3>Readings</h3>\n<p class=\"muted\">What the thread states say: the median share of the Python threads' time "
+                    "in each state, over the cell's runs.</p>\n";
+  if (!key.empty()) out += m.list(key, "readings");
+  if (!core.empty())
+    out += "<details class=\"core-readings\"><summary>" + std::to_string(core.size()) + " cell" + (core.size() == 1 ? "" : "s") +
+           " where threads waited for a core (more runnable threads than cores)</summary>\n" + m.list(core, "readings") + "</details>\n";
+  if (cases.empty()) return out;
+  out += "<div class=\"charts\">\n";
+  for (const auto& c : cases) out += "<figure class=\"threadshares\"><figcaption>" + e(c) + "</figcaption>\n" + thread_shares_svg(s, c) + "</figure>\n";
+  return out + "</div>\n";
+}
+
+// The answer: the views and scaling as charts, the thread-state readings as stacked bars, the grid and the
+// expectations; everything else folds below it.
+std::string summary_html(const Section& s) {
   const HtmlMarkup markup{};
-  std::string out = "<section class=\"experiment\" id=\"" + e("x-" + s.experiment) + "\">\n<h2>" + e(s.experiment) +
-                    (s.description.empty() ? "" : " — " + e(s.description)) + "</h2>\n";
-  out += facts_html(s);
-  if (!s.machines.empty()) out += "<h3>Machine" + std::string(s.multi_host() ? "s" : "") + "</h3>\n" + table_html(s.machines_table, "machines");
-  if (!s.builds.empty()) out += "<h3>Builds</h3>\n" + builds_html(s);
-  if (!sum.cases.empty()) {
+  std::string charts;
+  for (const auto& h : s.headlines) charts += headline_svg(s, h);
+  for (const auto& sc : s.scaling) charts += markup.scaling_chart(s, sc);
+  std::string out = s.article_caveat.empty() ? "" : "<p class=\"note caveat\">" + e(s.article_caveat) + "</p>\n";
+  if (!charts.empty()) out += "<div class=\"charts answer\">\n" + charts + "</div>\n";
+  out += readings_html(s);
+  if (!s.summary.cases.empty())
     out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations" +
            std::string(s.baseline_of.empty() ? "" : "; vs " + e(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat") +
            ".</p>\n" + grid_html(s) + failures_html(s.failed_cells);
-    if (const std::string chart = parallelism_svg(s); !chart.empty())
-      out += "<h3>Effective parallelism</h3>\n<p class=\"muted\">CPU time / wall time of each case, median over its runs: about 1 "
-             "means one core busy at a time (what a GIL allows pure-Python threads), up to the machine's cores when the work "
-             "runs in parallel.</p>\n<figure class=\"parallelism\">" + chart + "</figure>\n";
-    out += render_views(s, markup);
-    out += "<h3>Wall time and memory per case</h3>\n<p class=\"muted\">Bars: median wall time per build, whiskers from the fastest to the "
-           "slowest run. Lines: RSS of the whole process tree during the median run of each build (dashed: free-threaded)." +
-           std::string(s.has_thread_states() ? " Thread states: where the Python threads' time went, and (folded) each thread's "
-                                               "timeline in the median run with thread states." : "") + "</p>\n";
-    for (const auto& c : sum.cases) {
-      out += "<div class=\"case-charts\"><h3>" + e(c) + "</h3><div class=\"charts\">\n";
-      out += "<figure><figcaption>wall time</figcaption>\n" + bar_chart(s, c) + "</figure>\n";
-      out += "<figure><figcaption>process tree RSS, median run</figcaption>\n" + rss_chart(s, c) + "</figure>\n";
-      out += "</div>\n" + thread_charts_html(s, c) + "</div>\n";
-    }
+  return "<div class=\"summary\">\n" + out + render_expectations(s, markup) + "</div>\n";
+}
+
+std::string case_charts_html(const Section& s) {
+  std::string out = "<p class=\"muted\">Bars: median wall time per build, whiskers from the fastest to the slowest run. Lines: RSS of "
+                    "the whole process tree during the median run of each build (dashed: free-threaded)." +
+                    std::string(s.has_thread_states() ? " Thread states: where the Python threads' time went, and (folded) each thread's "
+                                                        "timeline in the median run with thread states." : "") + "</p>\n";
+  for (const auto& c : s.summary.cases) {
+    out += "<div class=\"case-charts\"><h3>" + e(c) + "</h3><div class=\"charts\">\n";
+    out += "<figure><figcaption>wall time</figcaption>\n" + bar_chart(s, c) + "</figure>\n";
+    out += "<figure><figcaption>process tree RSS, median run</figcaption>\n" + rss_chart(s, c) + "</figure>\n";
+    out += "</div>\n" + thread_charts_html(s, c) + "</div>\n";
   }
-  out += render_findings(s, markup);
+  return out;
+}
+
+std::string section_html(const Section& s) {
+  const HtmlMarkup tables{false};
+  std::string out = "<section class=\"experiment\" id=\"" + e("x-" + s.experiment) + "\">\n<h2>" + e(s.experiment) +
+                    (s.description.empty() ? "" : " — " + e(s.description)) + "</h2>\n";
+  out += facts_html(s) + summary_html(s);
+  out += folded("The views' tables, how each is computed, the metrics", render_views(s, tables), "views-tables");
+  out += folded("Details per cell", render_details(s, tables), "details");
+  if (!s.summary.cases.empty()) {
+    if (const std::string chart = parallelism_svg(s); !chart.empty())
+      out += folded("Effective parallelism (CPU / wall per case)",
+                    "<p class=\"muted\">CPU time / wall time of each case, median over its runs: about 1 means one core busy at a time "
+                    "(what a GIL allows pure-Python threads), up to the machine's cores when the work runs in parallel.</p>\n"
+                    "<figure class=\"parallelism\">" + chart + "</figure>\n", "parallelism");
+    out += folded("Wall time, memory and threads per case", case_charts_html(s), "cases");
+  }
+  std::string where;
+  if (!s.machines.empty()) where += "<h3>Machine" + std::string(s.multi_host() ? "s" : "") + "</h3>\n" + table_html(s.machines_table, "machines");
+  if (!s.builds.empty()) where += "<h3>Builds</h3>\n" + builds_html(s);
+  out += folded("Machines and builds", where, "where");
+  out += folded("Skipped", render_skips(s, tables), "skips");
+  const std::string article = render_article(s, tables);
+  out += folded("What the article reported", article.empty() || s.article_caveat.empty() ? article : article + tables.note(s.article_caveat),
+                "article");
+  for (const auto& n : s.notes) out += tables.note(n);
   return out + "</section>\n";
 }
 

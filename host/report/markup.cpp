@@ -37,43 +37,55 @@ std::string render_views(const Section& s, const Markup& m) {
   return out;
 }
 
+std::string render_details(const Section& s, const Markup& m) {
+  if (!s.details || s.summary.cells.empty()) return "";
+  std::string out = m.heading("Details") + m.table(s.details_table, "details");
+  if (!s.summary.baseline.empty())
+    out += m.paragraph(m.escape("ratio: wall / wall of ") + m.quote(s.summary.baseline) +
+                           m.escape(" on the same build, paired by round (median)."),
+                       "muted");
+  return out;
+}
+
+std::string render_readings(const Section& s, const Markup& m) {
+  if (s.readings.empty()) return "";
+  std::vector<std::string> items;
+  for (const auto& r : s.readings) items.push_back(m.strong(m.escape(r.case_name)) + " @ " + m.escape(r.build) + ": " + m.escape(r.text));
+  return m.heading("Readings") +
+         m.paragraph(m.escape("What the thread states say: the median share of the Python threads' time in each state, "
+                              "over the cell's runs."),
+                     "muted") +
+         m.list(items, "readings");
+}
+
+std::string render_expectations(const Section& s, const Markup& m) {
+  if (s.failures.empty()) {
+    const auto& cells = s.summary.cells;
+    const bool any_set = std::any_of(cells.begin(), cells.end(), [](const auto& kv) { return checks_expectations(kv.second); });
+    return any_set ? m.paragraph(m.all_held_mark() + "Every expectation held.") : "";
+  }
+  std::vector<std::string> items;
+  for (const auto& f : s.failures)
+    items.push_back(m.verdict(false) + " " + m.strong(m.escape(f.case_name)) + " @ " + m.escape(f.build) +
+                    fmt::format(" ({} of {} runs): ", f.failed_runs, f.runs) + m.escape(f.failure));
+  return m.heading("Expectations not met") + m.list(items, "failures");
+}
+
+std::string render_skips(const Section& s, const Markup& m) {
+  if (s.skip_groups.empty()) return "";
+  std::vector<std::string> items;
+  for (const auto& g : s.skip_groups)
+    items.push_back((g.cases.empty() ? "" : m.escape(join(g.cases, ", ")) + " @ ") + m.escape(join(g.builds, ", ")) + ": " +
+                    m.escape(g.reason));
+  return m.heading("Skipped") + m.list(items, "skips");
+}
+
+std::string render_article(const Section& s, const Markup& m) {
+  return s.article_table.empty() ? "" : m.heading("The article reported") + m.table(s.article_table, "article");
+}
+
 std::string render_findings(const Section& s, const Markup& m) {
-  const Summary& sum = s.summary;
-  std::string out;
-  if (s.details && !sum.cells.empty()) {
-    out += m.heading("Details") + m.table(s.details_table, "details");
-    if (!sum.baseline.empty())
-      out += m.paragraph(m.escape("ratio: wall / wall of ") + m.quote(sum.baseline) +
-                             m.escape(" on the same build, paired by round (median)."),
-                         "muted");
-  }
-  if (!s.readings.empty()) {
-    std::vector<std::string> items;
-    for (const auto& r : s.readings)
-      items.push_back(m.strong(m.escape(r.case_name)) + " @ " + m.escape(r.build) + ": " + m.escape(r.text));
-    out += m.heading("Readings") +
-           m.paragraph(m.escape("What the thread states say: the median share of the Python threads' time in each state, "
-                                "over the cell's runs."),
-                       "muted") +
-           m.list(items, "readings");
-  }
-  if (!s.failures.empty()) {
-    std::vector<std::string> items;
-    for (const auto& f : s.failures)
-      items.push_back(m.verdict(false) + " " + m.strong(m.escape(f.case_name)) + " @ " + m.escape(f.build) +
-                      fmt::format(" ({} of {} runs): ", f.failed_runs, f.runs) + m.escape(f.failure));
-    out += m.heading("Expectations not met") + m.list(items, "failures");
-  } else if (std::any_of(sum.cells.begin(), sum.cells.end(), [](const auto& kv) { return checks_expectations(kv.second); })) {
-    out += m.paragraph(m.all_held_mark() + "Every expectation held.");
-  }
-  if (!s.skip_groups.empty()) {
-    std::vector<std::string> items;
-    for (const auto& g : s.skip_groups)
-      items.push_back((g.cases.empty() ? "" : m.escape(join(g.cases, ", ")) + " @ ") + m.escape(join(g.builds, ", ")) + ": " +
-                      m.escape(g.reason));
-    out += m.heading("Skipped") + m.list(items, "skips");
-  }
-  if (!s.article_table.empty()) out += m.heading("The article reported") + m.table(s.article_table, "article");
+  std::string out = render_details(s, m) + render_readings(s, m) + render_expectations(s, m) + render_skips(s, m) + render_article(s, m);
   for (const auto& n : s.notes) out += m.note(n);
   return out;
 }

@@ -34,5 +34,11 @@ std::string render_views(const Section& section, const Markup& markup);
 // The details table, the readings, expectations not met (or that every one held), skips, the article's table,
 // notes.
 std::string render_findings(const Section& section, const Markup& markup);
+// Its parts, for a format that places them apart (the HTML page puts the answer first).
+std::string render_details(const Section& section, const Markup& markup);
+std::string render_readings(const Section& section, const Markup& markup);
+std::string render_expectations(const Section& section, const Markup& markup);
+std::string render_skips(const Section& section, const Markup& markup);
+std::string render_article(const Section& section, const Markup& markup);
 
 }  // namespace gilhost

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "discover/selector.hpp"
+#include "report/comparable.hpp"
 #include "report/metrics.hpp"
 #include "util/strings.hpp"
 #include "util/version.hpp"
@@ -235,6 +236,22 @@ std::string machines_note(const Section& s) {
          "(measure the builds in one session, -p A -p B, for ratios)";
 }
 
+// A run of other sizes than the article's: its views lose the article's figure, and the notes say why.
+void mark_incomparable(Section& s) {
+  const auto changes = param_changes(s.experiment_meta.document);
+  bool has_article = !s.experiment_meta.article.empty();
+  for (const auto& h : s.headlines) has_article = has_article || h.spec.article;
+  if (changes.empty() || !has_article) return;
+  s.article_caveat = not_comparable_text(changes);
+  for (auto& h : s.headlines)
+    if (h.spec.article) {
+      h.spec.article.reset();
+      h.article_text = "not comparable";
+    }
+  s.notes.push_back(s.article_caveat + " (" + (s.profile().empty() ? "--param" : "profile " + s.profile()) +
+                    " changed the sizes), so no view shows the article's figure.");
+}
+
 Table build_article(const Section& s) {
   Table t = Table::with_columns({"case", "the article"});
   for (const auto& [k, v] : s.experiment_meta.article) t.add_row({k, v.is_string() ? v.get<std::string>() : v.dump()});
@@ -285,6 +302,7 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   s.article_table = build_article(s);
   s.scaling = build_scaling(s.summary, ex.cases, s.machine ? s.machine->cores : 0);
   s.headlines = build_headlines(s.summary, ex.views);
+  mark_incomparable(s);
   s.headlines_table = headlines_table(s.headlines, s.summary.interpreters);
   s.metrics_table = build_metrics_table(s.summary, ex);
   s.metric_sources = extract_sources(ex);

@@ -110,6 +110,9 @@ struct Section {
   std::vector<SkipGroup> skip_groups;
   std::string runs_per_cell;  // "3 measured runs per cell, 1 warm-up" ("" when the meta does not say)
   std::string params;         // "n=4, size=10"
+  // "article (n = 3,000,000; this run n = 200,000): not comparable" where a profile or --param changed the
+  // sizes: then no view sets the article's figure beside this run's.
+  std::string article_caveat;
 
   const BuildInfo* build(const std::string& label) const;
   std::vector<std::string> builds_on(const std::string& host) const;  // the columns measured on that host

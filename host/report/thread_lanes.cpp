@@ -90,7 +90,7 @@ std::string lane_svg(const ThreadRecord& t, double y, double lane_h, int left, d
                                       shares_text(shares_of(t.times)));
   std::string out = fmt::format("<g class=\"lane\" data-tid=\"{}\" data-python=\"{}\"><title>{}</title>", t.tid, t.python ? "true" : "false", e(tip));
   out += fmt::format("<text class=\"lane-label{}\" x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{} {}</text>",
-                     t.python ? "" : " other", left - 6, num(y + lane_h / 2), e(chart_label(t.name, 18)), t.tid);
+                     t.python ? "" : " other", left - 6, num(y + lane_h / 2), svg_label(t.name, 18), t.tid);
   for (const auto& span : drawn_spans(thread_spans(t), kMinSpanPx * ns_per_px)) {
     const double x0 = left + static_cast<double>(span.start_ns) / ns_per_px;
     const double w = static_cast<double>(span.end_ns - span.start_ns) / ns_per_px;
@@ -226,7 +226,7 @@ std::string thread_shares_svg(const Section& s, const std::string& case_name) {
                        e(case_name + " @ " + rows[k].build + ": " + shares_text(sh.median) + " (median over " +
                          std::to_string(sh.runs) + " runs)"));
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(y + 7),
-                       e(chart_label(rows[k].build, 24)));
+                       svg_label(rows[k].build, 24));
     double x = left;
     for (ThreadState st : kThreadStates) {
       const double w = total > 0 ? plot_w * sh.share(st) / total : 0;
