@@ -49,6 +49,7 @@ struct Case {
   std::string base_name;  // as written: "threads"
   CaseMode mode = CaseMode::call;
   std::string function;
+  SourcePos function_where;  // the `call` value, for gilhost check's errors
   std::string script;  // absolute; empty when `module` names what runs
   std::string module;  // "pkg.mod": imported by name (call) or run as `python -m` runs it (main)
   nlohmann::json params = nlohmann::json::object();  // merged: [params], case params, sweep values

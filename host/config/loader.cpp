@@ -485,7 +485,10 @@ class Loader {
     if (call && main) error(t.source(), "case '" + *name + "': give either call = \"function\" or main = true, not both");
     if (!call && !main) error(t.source(), "case '" + *name + "': say what to run: call = \"function\" or main = true");
     c.mode = main ? CaseMode::main : CaseMode::call;
-    if (call) c.function = *call;
+    if (call) {
+      c.function = *call;
+      c.function_where = pos(t.get("call")->source());
+    }
     read_script_or_module(t, c.script, c.module);
     if (c.script.empty() && c.module.empty()) {  // the experiment's, unless the case names its own
       c.script = ex.script;

@@ -112,6 +112,7 @@ Selection select_interpreters(const std::vector<Interpreter>& found, const std::
     const std::size_t skips_before = sel.skipped.size();
     select_one(found, s, probe_path, picked, sel.skipped);
     for (std::size_t k = skips_before; k < sel.skipped.size(); ++k) sel.skipped[k].selector = as_written;
+    bool any = false;
     for (auto& i : picked) {
       if (force_gil && !i.free_threaded) {
         sel.skipped.push_back({as_written, i.label,
@@ -119,7 +120,13 @@ Selection select_interpreters(const std::vector<Interpreter>& found, const std::
         continue;
       }
       if (force_gil) i = with_gil_forced(std::move(i));
+      any = true;
       if (taken.insert(i.executable + (i.gil_forced ? "+gil" : "")).second) sel.selected.push_back(std::move(i));
+    }
+    if (!any && s != "all") {
+      std::vector<std::string> why;
+      for (std::size_t k = skips_before; k < sel.skipped.size(); ++k) why.push_back(sel.skipped[k].reason);
+      sel.unmatched.push_back({as_written, "", why.empty() ? "selects no build (" + available(found) + ")" : join(why, "; ")});
     }
   }
   return sel;

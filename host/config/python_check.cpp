@@ -1,0 +1,198 @@
+#include "config/python_check.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gilhost {
+
+namespace {
+
+// Run by each build as `python -B -c CHECKER KIND TARGET NAME...`, KIND being script, module (imported by
+// name) or main (run as python -m runs it). It parses and compiles; it never imports the user's file.
+// find_spec imports a dotted module's parent packages (their __init__ runs); stdout goes to stderr meanwhile,
+// so only the answer is on stdout.
+constexpr const char* kChecker = R"PY(
+import ast, json, sys, warnings
+answer_out, sys.stdout = sys.stdout, sys.stderr
+warnings.simplefilter("ignore")
+
+def bind(body, bound, functions):
+    star = False
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound.add(node.name)
+            functions.append(node.name)
+        elif isinstance(node, ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in getattr(node, "targets", None) or [node.target]:
+                bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    star = True
+                else:
+                    bound.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)) or type(node).__name__ == "TryStar":
+            for field in ("body", "orelse", "finalbody"):
+                star |= bind(getattr(node, field, []), bound, functions)
+            for handler in getattr(node, "handlers", []):
+                star |= bind(handler.body, bound, functions)
+    return star
+
+def locate(kind, target):
+    if kind == "script":
+        return target
+    import importlib.util
+    sys.path.insert(0, "")
+    spec = importlib.util.find_spec(target)
+    if spec is not None and kind == "main" and spec.submodule_search_locations is not None:
+        spec = importlib.util.find_spec(target + ".__main__")
+    if spec is None:
+        raise LookupError("no module named '%s' from here (python -m %s would not find it)" % (target, target))
+    return spec.origin or ""
+
+def main(kind, target, names):
+    answer = {"file": target, "error": "", "syntax": None, "functions": [], "missing": []}
+    try:
+        path = answer["file"] = locate(kind, target)
+    except Exception as e:
+        answer["error"] = str(e) or type(e).__name__
+        return answer
+    if not path.endswith(".py"):
+        return answer  # built in or compiled: nothing to parse
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        answer["error"] = "cannot read %s: %s" % (path, e.strerror)
+        return answer
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        answer["syntax"] = {"line": e.lineno or 0, "column": e.offset or 0, "message": e.msg}
+        return answer
+    except ValueError as e:
+        answer["syntax"] = {"line": 0, "column": 0, "message": str(e)}
+        return answer
+    bound, functions = set(), []
+    star = bind(ast.parse(source).body, bound, functions)
+    answer["functions"] = functions
+    answer["missing"] = [] if star else [n for n in names if n not in bound]
+    return answer
+
+answer_out.write(json.dumps(main(sys.argv[1], sys.argv[2], sys.argv[3:])) + "\n")
+)PY";
+
+// A function a case names, and where the file says so.
+struct NamedFunction {
+  std::string key;  // "call"
+  std::string name;
+  SourcePos where;
+};
+
+std::vector<NamedFunction> functions_named(const Case& c) {
+  std::vector<NamedFunction> out;
+  if (c.mode == CaseMode::call && !c.function.empty()) out.push_back({"call", c.function, c.function_where});
+  return out;
+}
+
+// One file to check: a script, or a module found as the case's mode finds it.
+struct Target {
+  std::string kind;  // script, module, main
+  std::string name;  // path or module name
+  bool operator<(const Target& o) const { return std::tie(kind, name) < std::tie(o.kind, o.name); }
+};
+
+Target target_of(const Case& c) {
+  if (!c.script.empty()) return {"script", c.script};
+  return {c.mode == CaseMode::main ? "main" : "module", c.module};
+}
+
+std::string shown(const std::string& path) {
+  std::error_code ec;
+  const fs::path rel = fs::proximate(path, ec);
+  return ec || rel.empty() || rel.native().rfind("..", 0) == 0 ? path : rel.string();
+}
+
+CheckerAnswer ask(const Interpreter& build, const Target& t, const std::set<std::string>& names) {
+  std::vector<std::string> argv{build.executable, "-B", "-c", kChecker, t.kind, t.name};
+  argv.insert(argv.end(), names.begin(), names.end());
+  const Captured c = run_capture(argv, 60);
+  if (c.exit_code != 0)
+    throw std::runtime_error("the checker failed on " + build.label + (c.timed_out ? " (timed out)" : "") + ": " +
+                             trim(c.err));
+  return parse_checker_answer(c.out);
+}
+
+}  // namespace
+
+CheckerAnswer parse_checker_answer(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("file") || !j.contains("missing"))
+    throw std::runtime_error("not a checker's answer: " + text.substr(0, 200));
+  try {
+    CheckerAnswer a;
+    a.file = j.at("file").get<std::string>();
+    a.error = j.value("error", "");
+    if (const auto& s = j.value("syntax", nlohmann::json()); s.is_object())
+      a.syntax = PythonSyntaxError{s.at("line").get<int>(), s.at("column").get<int>(), s.at("message").get<std::string>()};
+    a.functions = j.value("functions", std::vector<std::string>{});
+    a.missing = j.at("missing").get<std::vector<std::string>>();
+    return a;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("a checker's answer of the wrong shape: ") + e.what());
+  }
+}
+
+std::vector<std::string> check_python_side(const Experiment& ex, const std::vector<Interpreter>& builds) {
+  std::map<Target, std::set<std::string>> names;
+  for (const Case& c : ex.cases) {
+    auto& n = names[target_of(c)];
+    for (const auto& f : functions_named(c)) n.insert(f.name);
+  }
+  std::vector<std::string> problems;
+  std::map<std::string, std::vector<std::string>> syntax_on;  // a syntax error -> the builds it fails on
+  std::map<Target, CheckerAnswer> parsed;                      // from a build that parsed it
+  std::set<std::string> executables;
+  for (const Interpreter& b : builds) {
+    if (!executables.insert(b.executable).second) continue;  // 3.14t+gil: the same parser as 3.14t
+    for (const auto& [target, wanted] : names) {
+      CheckerAnswer a = ask(b, target, wanted);
+      if (!a.error.empty()) problems.push_back(shown(ex.path) + ": " + target.name + ": " + a.error + " (on " + b.label + ")");
+      else if (a.syntax)
+        syntax_on[shown(a.file) + ":" + std::to_string(a.syntax->line) + ":" + std::to_string(a.syntax->column) +
+                  ": SyntaxError: " + a.syntax->message].push_back(b.label);
+      else parsed.emplace(target, std::move(a));
+    }
+  }
+  for (const auto& [what, on] : syntax_on) problems.push_back(what + " (on " + join(on, ", ") + ")");
+  for (const Case& c : ex.cases) {
+    const auto it = parsed.find(target_of(c));
+    if (it == parsed.end()) continue;
+    const CheckerAnswer& a = it->second;
+    for (const auto& f : functions_named(c))
+      if (std::find(a.missing.begin(), a.missing.end(), f.name) != a.missing.end())
+        problems.push_back(f.where.str() + ": " + f.key + " = \"" + f.name + "\": " + shown(a.file) +
+                           " has no top-level function '" + f.name + "' (functions: " +
+                           (a.functions.empty() ? "none" : join(a.functions, ", ")) + ")");
+  }
+  // A sweep makes one case per value: one message for all of them.
+  std::vector<std::string> unique;
+  for (auto& p : problems)
+    if (std::find(unique.begin(), unique.end(), p) == unique.end()) unique.push_back(std::move(p));
+  return unique;
+}
+
+}  // namespace gilhost
