@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   std::set_terminate(on_terminate);
   CLI::App app{"gilhost — measure how Python's concurrency models behave, on every Python build found.\n"
                "Each run is a fresh child process that loads that build's libpython; the host times it from outside."};
+  app.name("gilhost");
   app.set_version_flag("--version", GILHOST_VERSION);
   app.require_subcommand(1);
 
@@ -259,9 +260,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(parsed_argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    if (const std::string hint = option_hint(app); !hint.empty()) std::cerr << hint << "\n";
-    return code == 0 ? 0 : 2;
+    if (const std::string hint = option_hint(app); !hint.empty()) std::cerr << "gilhost: " << hint << "\n";
+    return app.exit(e) == 0 ? 0 : 2;
   }
   // A document on stdout (report -f html) is a file's content: its UTF-8 stays.
   if ((*report && rep.format != "text") || (*exporter) || (*compare && cmp.format != "text")) ascii.reset();

@@ -126,7 +126,9 @@ Selection select_interpreters(const std::vector<Interpreter>& found, const std::
     if (!any && s != "all") {
       std::vector<std::string> why;
       for (std::size_t k = skips_before; k < sel.skipped.size(); ++k) why.push_back(sel.skipped[k].reason);
-      sel.unmatched.push_back({as_written, "", why.empty() ? "selects no build (" + available(found) + ")" : join(why, "; ")});
+      std::string reason = why.empty() ? "selects no build" : join(why, "; ");
+      if (reason.find("found") == std::string::npos) reason += " (" + available(found) + ")";
+      sel.unmatched.push_back({as_written, "", reason});
     }
   }
   return sel;
