@@ -1,4 +1,5 @@
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "config/loader.hpp"
@@ -10,29 +11,39 @@ namespace gilhost {
 
 namespace {
 
-// The builds the file (or -p) selects; an unmatched selector is an error of its own.
-std::vector<Interpreter> builds_for(const Experiment& ex, const CommonOptions& co, const Discovery& found,
-                                    ProbeCache& cache, std::vector<std::string>& problems) {
-  const std::vector<std::string>& selectors = co.pythons.empty() ? ex.interpreters : co.pythons;
-  Selection sel = select_interpreters(found.found, selectors, [&](const std::string& path, std::string& reason) {
-    return cache.probe(path, "explicit", reason);
-  });
-  if (!co.pythons.empty())
-    for (const auto& s : sel.unmatched) problems.push_back(ex.path + ": selector '" + s.selector + "': " + s.reason);
-  if (sel.selected.empty()) problems.push_back(ex.path + ": no Python build selected to check the scripts on");
-  return sel.selected;
-}
+// The builds found, looked for once and only when a file loads (a TOML error needs no Python).
+class Builds {
+ public:
+  explicit Builds(const CommonOptions& co) : co_(co), cache_(ProbeCache::default_path(), !co.no_cache) {}
+  ~Builds() { cache_.save(); }
+  Builds(const Builds&) = delete;
+  Builds& operator=(const Builds&) = delete;
 
+  // What the file (or -p) selects; a -p selector that selects nothing is an error of its own.
+  std::vector<Interpreter> for_experiment(const Experiment& ex, std::vector<std::string>& problems) {
+    if (!found_) found_ = discover_all(co_, cache_);
+    const std::vector<std::string>& selectors = co_.pythons.empty() ? ex.interpreters : co_.pythons;
+    Selection sel = select_interpreters(found_->found, selectors, [&](const std::string& path, std::string& reason) {
+      return cache_.probe(path, "explicit", reason);
+    });
+    if (!co_.pythons.empty())
+      for (const auto& s : sel.unmatched) problems.push_back(ex.path + ": selector '" + s.selector + "': " + s.reason);
+    if (sel.selected.empty()) problems.push_back(ex.path + ": no Python build selected to check the scripts on");
+    return sel.selected;
+  }
+
+ private:
+  const CommonOptions& co_;
+  ProbeCache cache_;
+  std::optional<Discovery> found_;
+};
 // The TOML side (every profile loads), then the Python side on each selected build.
-std::vector<std::string> check_file(const std::string& f, const CommonOptions& co, const Discovery& found,
-                                    ProbeCache& cache, std::string& summary) {
+std::vector<std::string> check_file(const std::string& f, Builds& found, std::string& summary) {
   Experiment ex = load_experiment(f);
   for (const auto& p : ex.profile_names) load_experiment(f, p);
   std::vector<std::string> problems;
-  const std::vector<Interpreter> builds = builds_for(ex, co, found, cache, problems);
-  if (!builds.empty()) {
-    for (auto& p : check_python_side(ex, builds)) problems.push_back(std::move(p));
-  }
+  const std::vector<Interpreter> builds = found.for_experiment(ex, problems);
+  for (auto& p : check_python_side(ex, builds)) problems.push_back(std::move(p));
   int expects = 0;
   for (const auto& c : ex.cases) expects += static_cast<int>(c.expects.size());
   std::vector<std::string> labels;
@@ -46,13 +57,12 @@ std::vector<std::string> check_file(const std::string& f, const CommonOptions& c
 }  // namespace
 
 int cmd_check(const std::vector<std::string>& files, const CommonOptions& co) {
-  ProbeCache cache(ProbeCache::default_path(), !co.no_cache);
-  const Discovery found = discover_all(co, cache);
+  Builds found(co);
   int bad = 0;
   for (const auto& f : files) {
     try {
       std::string summary;
-      const std::vector<std::string> problems = check_file(f, co, found, cache, summary);
+      const std::vector<std::string> problems = check_file(f, found, summary);
       for (const auto& p : problems) std::cerr << p << "\n";
       if (problems.empty()) std::cout << summary << "\n";
       bad += !problems.empty();
@@ -64,7 +74,6 @@ int cmd_check(const std::vector<std::string>& files, const CommonOptions& co) {
       ++bad;
     }
   }
-  cache.save();
   return bad ? 2 : 0;
 }
 

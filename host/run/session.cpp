@@ -101,7 +101,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
     return i;
   });
   if (!co.pythons.empty() && !sel.unmatched.empty()) {  // a -p typo must not cost a whole session
-    std::cerr << "gilhost: a selector picks no build, so nothing ran:\n";
+    std::cerr << "gilhost: no interpreter matches a -p selector, so nothing ran:\n";
     for (const auto& s : sel.unmatched) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
     return 2;
   }
