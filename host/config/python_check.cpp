@@ -145,6 +145,33 @@ CheckerAnswer ask(const Interpreter& build, const Target& t, const std::set<std:
   return parse_checker_answer(c.out);
 }
 
+// What the builds said of each file: a problem that depends on the build is one line, with the builds it
+// fails on ("(on 3.9.18, 3.10.13)"); the names of a file come from a build that parsed it.
+struct Findings {
+  std::map<std::string, std::vector<std::string>> on_builds;  // message -> builds
+  std::map<Target, CheckerAnswer> parsed;
+
+  void add(const Experiment& ex, const Target& t, const Interpreter& b, CheckerAnswer a) {
+    if (!a.error.empty()) on_builds[shown(ex.path) + ": " + t.name + ": " + a.error].push_back(b.label);
+    else if (a.syntax)
+      on_builds[shown(a.file) + ":" + std::to_string(a.syntax->line) + ":" + std::to_string(a.syntax->column) +
+                ": SyntaxError: " + a.syntax->message].push_back(b.label);
+    else parsed.emplace(t, std::move(a));
+  }
+  std::vector<std::string> build_lines() const {
+    std::vector<std::string> out;
+    for (const auto& [what, on] : on_builds) out.push_back(what + " (on " + join(on, ", ") + ")");
+    return out;
+  }
+};
+
+// "x.toml:9:8: call = \"nope\": w.py has no top-level function 'nope' (functions: a, b)"; "" when it has.
+std::string missing_line(const NamedFunction& f, const CheckerAnswer& a) {
+  if (std::find(a.missing.begin(), a.missing.end(), f.name) == a.missing.end()) return {};
+  return f.where.str() + ": " + f.key + " = \"" + f.name + "\": " + shown(a.file) + " has no top-level function '" +
+         f.name + "' (functions: " + (a.functions.empty() ? "none" : join(a.functions, ", ")) + ")";
+}
+
 }  // namespace
 
 CheckerAnswer parse_checker_answer(const std::string& text) {
@@ -169,42 +196,25 @@ std::vector<std::string> check_python_side(const Experiment& ex, const std::vect
   std::map<Target, std::set<std::string>> names;
   std::map<Target, std::vector<const Case*>> cases_of;
   for (const Case& c : ex.cases) {
-    auto& n = names[target_of(c)];
-    for (const auto& f : functions_named(c)) n.insert(f.name);
+    for (const auto& f : functions_named(c)) names[target_of(c)].insert(f.name);
     cases_of[target_of(c)].push_back(&c);
   }
-  std::vector<std::string> problems;
-  std::map<std::string, std::vector<std::string>> syntax_on;  // a syntax error -> the builds it fails on
-  std::map<Target, CheckerAnswer> parsed;                      // from a build that parsed it
+  Findings found;
   std::set<std::string> executables;
   for (const Interpreter& b : builds) {
     if (!executables.insert(b.executable).second) continue;  // 3.14t+gil: the same parser as 3.14t
-    for (const auto& [target, wanted] : names) {
-      if (!runs_on(cases_of[target], b)) continue;  // a script for 3.14 only need not compile on 3.9
-      CheckerAnswer a = ask(b, target, wanted);
-      if (!a.error.empty()) problems.push_back(shown(ex.path) + ": " + target.name + ": " + a.error + " (on " + b.label + ")");
-      else if (a.syntax)
-        syntax_on[shown(a.file) + ":" + std::to_string(a.syntax->line) + ":" + std::to_string(a.syntax->column) +
-                  ": SyntaxError: " + a.syntax->message].push_back(b.label);
-      else parsed.emplace(target, std::move(a));
-    }
+    for (const auto& [target, cases] : cases_of)
+      if (runs_on(cases, b))  // a script for 3.14 only need not compile on 3.9
+        found.add(ex, target, b, ask(b, target, names[target]));
   }
-  for (const auto& [what, on] : syntax_on) problems.push_back(what + " (on " + join(on, ", ") + ")");
-  for (const Case& c : ex.cases) {
-    const auto it = parsed.find(target_of(c));
-    if (it == parsed.end()) continue;
-    const CheckerAnswer& a = it->second;
-    for (const auto& f : functions_named(c))
-      if (std::find(a.missing.begin(), a.missing.end(), f.name) != a.missing.end())
-        problems.push_back(f.where.str() + ": " + f.key + " = \"" + f.name + "\": " + shown(a.file) +
-                           " has no top-level function '" + f.name + "' (functions: " +
-                           (a.functions.empty() ? "none" : join(a.functions, ", ")) + ")");
-  }
-  // A sweep makes one case per value: one message for all of them.
-  std::vector<std::string> unique;
-  for (auto& p : problems)
-    if (std::find(unique.begin(), unique.end(), p) == unique.end()) unique.push_back(std::move(p));
-  return unique;
+  std::vector<std::string> problems = found.build_lines();
+  for (const Case& c : ex.cases)
+    if (const auto it = found.parsed.find(target_of(c)); it != found.parsed.end())
+      for (const auto& f : functions_named(c))
+        if (const std::string line = missing_line(f, it->second); !line.empty() &&
+            std::find(problems.begin(), problems.end(), line) == problems.end())  // a sweep: one line
+          problems.push_back(line);
+  return problems;
 }
 
 }  // namespace gilhost
