@@ -97,7 +97,8 @@ def main(kind, target, names):
 answer_out.write(json.dumps(main(sys.argv[1], sys.argv[2], sys.argv[3:])) + "\n")
 )PY";
 
-// A function a case names, and where the file says so.
+// A function a case names, and where the file says so. Every key of a case that names a function of its
+// file has its line in functions_named (call today; a case's setup function goes there too).
 struct NamedFunction {
   std::string key;  // "call"
   std::string name;
