@@ -8,12 +8,15 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <optional>
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/did_you_mean.hpp"
+#include "cli/plain_text.hpp"
 #include "config/limits.hpp"
 #include "run/session.hpp"
 #include "util/gilhost_version.hpp"
@@ -72,12 +75,29 @@ CLI::Validator seconds_above_zero() {
   std::abort();
 }
 
+// " (did you mean '--quick'?)" for an option the command does not have, from CLI11's leftovers.
+std::string option_hint(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands()) {
+    std::vector<std::string> names;
+    for (const CLI::Option* opt : sub->get_options()) {
+      for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+      for (const auto& n : opt->get_snames()) names.push_back("-" + n);
+    }
+    for (const auto& extra : sub->remaining())
+      if (extra.rfind("-", 0) == 0)
+        if (const std::string near = nearest_word(extra.substr(0, extra.find('=')), names); !near.empty())
+          return "did you mean '" + near + "' (not '" + extra + "')?";
+  }
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::set_terminate(on_terminate);
   CLI::App app{"gilhost — measure how Python's concurrency models behave, on every Python build found.\n"
                "Each run is a fresh child process that loads that build's libpython; the host times it from outside."};
+  app.name("gilhost");
   app.set_version_flag("--version", GILHOST_VERSION);
   app.require_subcommand(1);
 
@@ -137,6 +157,8 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "Validate experiment files (errors as file:line:column)");
   std::vector<std::string> check_files;
   check->add_option("files", check_files, "Experiment TOML files")->required();
+  check->add_option("-p,--python", co.pythons, "Check the scripts on these builds (selectors as for run; default: the file's interpreters)");
+  check->add_flag("--no-cache", co.no_cache, "Probe interpreters again instead of using the cache");
 
   auto* pythons = app.add_subcommand("pythons", "List the Python builds found (PATH, pyenv, uv, gilhost build, $GILHOST_PYTHONS)");
   pythons->add_option("-p,--python", co.pythons, "Also probe this path, and show what these selectors pick");
@@ -155,6 +177,8 @@ int main(int argc, char** argv) {
   report->add_option("--baseline-python", rep.baseline_python, "Add a column 'vs SEL' per cell: wall / wall of this build (3.12, 3.13t, a label), paired by repeat");
   report->add_flag("--no-details", rep.no_details, "Only the grid, not the per-cell details");
   report->add_flag("--wide", rep.wide, "Tables unabridged (by default a terminal's report fits its width)");
+  report->add_option("--session", rep.session, "Only this session of a file -o appended several to (1 the first, -1 the last)")
+      ->type_name("N");
 
   auto* exporter = app.add_subcommand("export", "Export results files as JSON (summary cells) or CSV (one row per run)");
   ReportOptionsCli exp;
@@ -163,6 +187,7 @@ int main(int argc, char** argv) {
   exporter->add_option("-f,--format", exp.format, "json (default) or csv")->check(CLI::IsMember({"json", "csv"}));
   exporter->add_option("-o,--output", exp.output, "Write to this file (atomically) instead of stdout");
   exporter->add_option("--baseline-python", exp.baseline_python, "Also give each cell's ratio to this build");
+  exporter->add_option("--session", exp.session, "Only this session of the file (1 the first, -1 the last)")->type_name("N");
 
   auto* compare = app.add_subcommand("compare", "Compare two results files cell by cell: B / A of the wall times");
   CompareOptionsCli cmp;
@@ -179,6 +204,7 @@ int main(int argc, char** argv) {
                        "Significance level of the Mann-Whitney U test of each cell's wall times (default 0.05): a cell "
                        "has changed only when p is below it and B / A beyond the threshold")
       ->check(CLI::Range(0.0, 1.0));  // 0 and 1 themselves: compare_runs refuses them
+  compare->add_option("--session", cmp.session, "Only this session of each file (1 the first, -1 the last)")->type_name("N");
   compare->add_flag("--fail-on-change", cmp.fail_on_change,
                     "Exit with status 1 when a cell changed significantly (p < alpha) beyond the threshold");
 
@@ -210,12 +236,20 @@ int main(int argc, char** argv) {
                 "Builds go to $XDG_DATA_HOME/gilhost/pythons/LABEL (~/.local/share/gilhost/...), logs to .../gilhost/logs/;\n"
                 "gilhost pythons finds them (source \"gilhost build\"). See docs/build.md.");
 
+  std::optional<AsciiTerminal> ascii;  // LC_ALL=C: no ✓ or box drawing on the terminal
+  if (!locale_is_utf8()) ascii.emplace();
+  if (argc == 1) {
+    std::cerr << app.help();
+    return 2;
+  }
   // CLI11 would say "A subcommand is required" of a misspelt one.
-  if (argc > 1 && argv[1][0] != '-') {
+  if (argv[1][0] != '-') {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      std::cerr << "gilhost: unknown command '" << argv[1] << "' (commands: " << join(names, ", ") << ")\n"
+      const std::string near = nearest_word(argv[1], names);
+      std::cerr << "gilhost: unknown command '" << argv[1] << "'"
+                << (near.empty() ? "" : "; did you mean '" + near + "'?") << " (commands: " << join(names, ", ") << ")\n"
                 << "Run with --help for more information.\n";
       return 2;
     }
@@ -234,11 +268,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(parsed_argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (const std::string hint = option_hint(app); !hint.empty()) std::cerr << "gilhost: " << hint << "\n";
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // A document on stdout (report -f html) is a file's content: its UTF-8 stays.
+  if ((*report && rep.format != "text") || (*exporter) || (*compare && cmp.format != "text")) ascii.reset();
   try {
     if (*run) return cmd_run(ro, co);
-    if (*check) return cmd_check(check_files);
+    if (*check) return cmd_check(check_files, co);
     if (*pythons) return cmd_pythons(co, as_json);
     if (*report) return cmd_report(rep);
     if (*exporter) return cmd_report(exp);

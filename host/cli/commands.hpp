@@ -14,8 +14,9 @@ namespace gilhost {
 // gilhost pythons: the builds found, as a table or JSON; with -p, what the selectors pick.
 int cmd_pythons(const CommonOptions& o, bool as_json);
 
-// gilhost check: loads each file and every profile of it; 2 when one has errors.
-int cmd_check(const std::vector<std::string>& files);
+// gilhost check: loads each file and every profile of it, then checks its scripts on each selected build
+// (config/python_check); 2 when one has errors.
+int cmd_check(const std::vector<std::string>& files, const CommonOptions& co);
 
 // ---- report, compare, merge, export: results files in, documents out ----
 
@@ -26,6 +27,7 @@ struct ReportOptionsCli {
   std::string baseline_python;
   bool no_details = false;
   bool wide = false;  // tables unabridged, whatever the terminal's width
+  int session = 0;  // --session N: 1 the first of the file's sessions, -1 the last; 0 all
 };
 
 struct CompareOptionsCli {
@@ -34,6 +36,7 @@ struct CompareOptionsCli {
   std::string format = "text";  // text, md, json
   std::string output;
   bool fail_on_change = false;
+  int session = 0;  // --session N, of each file
 };
 
 int cmd_report(const ReportOptionsCli& o);  // gilhost report and gilhost export

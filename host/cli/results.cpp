@@ -9,6 +9,7 @@
 #include "report/html.hpp"
 #include "report/markdown.hpp"
 #include "report/model.hpp"
+#include "report/sessions.hpp"
 #include "report/table.hpp"
 #include "report/text.hpp"
 #include "report/trace.hpp"
@@ -35,12 +36,20 @@ void emit(const std::string& text, const std::string& output) {
   std::cerr << "gilhost: wrote " << output << " (" << format_bytes(static_cast<double>(text.size())) << ")\n";
 }
 
+// The session --session picks (0: all), saying so when several are pooled. Throws std::invalid_argument.
+MergedResults read_sessions(const std::vector<std::string>& files, int session) {
+  MergedResults merged = keep_session(merge_files(files), session);
+  if (const auto sessions = list_sessions(merged); session == 0 && sessions.size() > 1)
+    std::cerr << "gilhost: " << join(files, ", ") << ": " << several_sessions_note(sessions) << "\n";
+  return merged;
+}
+
 }  // namespace
 
 int cmd_report(const ReportOptionsCli& o) {
   MergedResults merged;
   try {
-    merged = merge_files(o.files);
+    merged = read_sessions(o.files, o.session);
   } catch (const std::exception& e) {
     std::cerr << "gilhost: " << e.what() << "\n";
     return 2;
@@ -76,8 +85,8 @@ int cmd_report(const ReportOptionsCli& o) {
 int cmd_compare(const CompareOptionsCli& o) {
   MergedResults a, b;
   try {
-    a = merge_files({o.a});
-    b = merge_files({o.b});
+    a = read_sessions({o.a}, o.session);
+    b = read_sessions({o.b}, o.session);
   } catch (const std::exception& e) {
     std::cerr << "gilhost: " << e.what() << "\n";
     return 2;

@@ -50,6 +50,8 @@ struct Case {
   CaseMode mode = CaseMode::call;
   std::string function;
   std::string setup;   // call mode: a function of the same module run before the clock, with the same kwargs
+  SourcePos function_where;  // the `call` value, for gilhost check's errors
+  SourcePos setup_where;     // the `setup` value, the same
   std::string script;  // absolute; empty when `module` names what runs
   std::string module;  // "pkg.mod": imported by name (call) or run as `python -m` runs it (main)
   nlohmann::json params = nlohmann::json::object();  // merged: [params], case params, sweep values

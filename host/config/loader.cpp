@@ -490,10 +490,14 @@ class Loader {
     if (call && main) error(t.source(), "case '" + *name + "': give either call = \"function\" or main = true, not both");
     if (!call && !main) error(t.source(), "case '" + *name + "': say what to run: call = \"function\" or main = true");
     c.mode = main ? CaseMode::main : CaseMode::call;
-    if (call) c.function = *call;
+    if (call) {
+      c.function = *call;
+      c.function_where = pos(t.get("call")->source());
+    }
     if (auto setup = get_string(t, "setup")) {
       if (main) error(t.get("setup")->source(), "case '" + *name + "': setup = \"...\" is for call cases (a main script sets up itself)");
       c.setup = *setup;
+      c.setup_where = pos(t.get("setup")->source());
     }
     read_script_or_module(t, c.script, c.module);
     if (c.script.empty() && c.module.empty()) {  // the experiment's, unless the case names its own

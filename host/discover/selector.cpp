@@ -112,6 +112,8 @@ Selection select_interpreters(const std::vector<Interpreter>& found, const std::
     const std::size_t skips_before = sel.skipped.size();
     select_one(found, s, probe_path, picked, sel.skipped);
     for (std::size_t k = skips_before; k < sel.skipped.size(); ++k) sel.skipped[k].selector = as_written;
+    // +gil on a GIL build named a build: a skip with its reason, not an unmatched selector.
+    const bool any = !picked.empty();
     for (auto& i : picked) {
       if (force_gil && !i.free_threaded) {
         sel.skipped.push_back({as_written, i.label,
@@ -120,6 +122,13 @@ Selection select_interpreters(const std::vector<Interpreter>& found, const std::
       }
       if (force_gil) i = with_gil_forced(std::move(i));
       if (taken.insert(i.executable + (i.gil_forced ? "+gil" : "")).second) sel.selected.push_back(std::move(i));
+    }
+    if (!any && s != "all") {
+      std::vector<std::string> why;
+      for (std::size_t k = skips_before; k < sel.skipped.size(); ++k) why.push_back(sel.skipped[k].reason);
+      std::string reason = why.empty() ? "selects no build" : join(why, "; ");
+      if (reason.find("found") == std::string::npos) reason += " (" + available(found) + ")";
+      sel.unmatched.push_back({as_written, "", reason});
     }
   }
   return sel;

@@ -20,6 +20,9 @@ struct Skipped {
 struct Selection {
   std::vector<Interpreter> selected;
   std::vector<Skipped> skipped;
+  // Selectors that picked no build at all (a typo, a build not installed): an error before anything runs.
+  // "all" is never one: a machine may have no free-threaded build for all+gil.
+  std::vector<Skipped> unmatched;
 };
 
 // `probe_path` resolves path selectors that discovery did not find (nullopt + reason when unusable).

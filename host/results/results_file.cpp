@@ -26,17 +26,18 @@ ResultsWriter::ResultsWriter(const std::string& path) : path_(path) {
   // stays one malformed line and our first record is not glued to it. (O_RDWR is for reading that byte.)
   struct stat st {};
   char last = '\n';
-  if (::fstat(fd_.get(), &st) == 0 && st.st_size > 0 && ::pread(fd_.get(), &last, 1, st.st_size - 1) == 1 &&
+  if (::fstat(fd_.get(), &st) == 0) regular_ = S_ISREG(st.st_mode);
+  if (regular_ && st.st_size > 0 && ::pread(fd_.get(), &last, 1, st.st_size - 1) == 1 &&
       last != '\n' && !write_all(fd_.get(), "\n", 1))
     throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
 }
 
 ResultsWriter::~ResultsWriter() {
-  if (fd_ && unsynced_) ::fdatasync(fd_.get());  // best effort: a destructor cannot report
+  if (fd_ && unsynced_ && regular_) ::fdatasync(fd_.get());  // best effort: a destructor cannot report
 }
 
 void ResultsWriter::sync() {
-  if (!unsynced_) return;
+  if (!unsynced_ || !regular_) return;
   if (::fdatasync(fd_.get()) != 0)
     throw std::system_error(errno, std::generic_category(), "cannot write results file " + path_);
   unsynced_ = false;

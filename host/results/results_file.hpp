@@ -34,6 +34,7 @@ class ResultsWriter {
   std::string path_;
   UniqueFd fd_;
   bool unsynced_ = false;
+  bool regular_ = true;  // /dev/null and other devices take no fdatasync (EINVAL)
   std::int64_t last_sync_ns_ = 0;  // CLOCK_MONOTONIC of the last fdatasync (0: none yet)
 };
 

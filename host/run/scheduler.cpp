@@ -293,6 +293,16 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   return r;
 }
 
+namespace {
+
+std::string interrupted_reason(const ChildResult& child) {
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.1f", static_cast<double>(child.wall_ns()) / 1e9);
+  return std::string("interrupted (Ctrl-C) after ") + secs + " s; not measured";
+}
+
+}  // namespace
+
 SessionResult run_session(const Experiment& ex, const Selection& selection, const Plan& plan,
                           const SchedulerOptions& options, ResultsWriter& out) {
   SessionResult session;
@@ -346,7 +356,9 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     req.interrupt = options.interrupt;
     ChildResult child = run_child(req);
     if (child.interrupted) {
-      session.interrupted = true;  // a run cut short is not a measurement: keep it out of the file
+      // A run cut short is not a measurement: kept out of the statistics, but listed as interrupted.
+      session.interrupted = true;
+      skip(SkipRecord::of_case(ex.name, run.c->name, run.interp->label, interrupted_reason(child)));
       break;
     }
     session.runs.push_back(make_run_record(ex, run, child));

@@ -103,6 +103,11 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
     if (i) i->label = i->short_label() + " (" + path + ")";
     return i;
   });
+  if (!co.pythons.empty() && !sel.unmatched.empty()) {  // a -p typo must not cost a whole session
+    std::cerr << "gilhost: no interpreter matches a -p selector, so nothing ran:\n";
+    for (const auto& s : sel.unmatched) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
+    return 2;
+  }
   if (sel.selected.empty()) {
     std::cerr << "gilhost: no interpreter to run " << file << " on:\n";
     for (const auto& s : sel.skipped) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
@@ -167,8 +172,8 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   const ReportModel model = build_session_report(path, meta, session.skips, session.runs, report_options);
   std::cout << render_text(model, {ro.wide ? 0 : output_width(100), path}) << std::flush;
   if (session.interrupted) {
-    std::cerr << "gilhost: interrupted; " << session.skips.size() + session.runs.size() << " finished runs kept in " << path
-              << "\n";
+    std::cerr << "gilhost: interrupted; " << session.runs.size() << " finished runs kept in " << path
+              << ", the interrupted one listed as interrupted\n";
     return 130;
   }
   return model.expectation_failures() > 0 ? 1 : 0;

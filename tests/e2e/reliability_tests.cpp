@@ -567,7 +567,7 @@ TEST_CASE("bad command lines get a clear message and exit status 2", "[e2e][reli
       {{"run", "/nonexistent/x.toml"}, {"/nonexistent/x.toml", "does not exist"}},
       {{"run", "/tmp"}, {"/tmp", "directory"}},
       {{"check", "/nonexistent/x.toml"}, {"/nonexistent/x.toml", "cannot read"}},
-      {{}, {"subcommand"}},
+      {{}, {"Usage: gilhost", "SUBCOMMAND", "run"}},  // the usage, not CLI11's "A subcommand is required"
       {{"frobnicate"}, {"unknown command 'frobnicate'", "run"}},
       {{"run"}, {"run what?", "-m MODULE"}},
       {{"run", cfg, "--repeat", "0"}, {"--repeat", "whole number of at least 1"}},

@@ -557,3 +557,16 @@ TEST_CASE("discover: fake builds found, probed, sorted and labelled", "[discover
   CHECK(fs::exists(tmp / "cache.json"));  // saved
   CHECK(count_lines(log) == 4);
 }
+
+TEST_CASE("select_interpreters: a selector that picks no build is unmatched; all and +gil on a GIL build are not",
+          "[discover][selector][answer-check]") {
+  const Selection s = select({"3.12", "pypy", "3.99", "all+gil", "3.12+gil"});
+  CHECK(executables(s) == std::vector<std::string>{"/py/3.12.4/bin/python3", "/py/3.13t/bin/python3"});
+  REQUIRE(s.unmatched.size() == 2);
+  CHECK(s.unmatched[0].selector == "pypy");
+  CHECK(s.unmatched[0].reason.find(kFound) != std::string::npos);
+  CHECK(s.unmatched[1].selector == "3.99");
+  CHECK(s.unmatched[1].reason.find("no build matches 3.99") != std::string::npos);
+  CHECK(select({"3.13t", "gil"}).unmatched.empty());
+  CHECK(select({"ft+gil"}).unmatched.empty());
+}
