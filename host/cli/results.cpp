@@ -32,7 +32,7 @@ void emit(const std::string& text, const std::string& output) {
   }
   const fs::path parent = fs::path(output).parent_path();
   if (!parent.empty()) fs::create_directories(parent);
-  write_file_atomic(output, text);
+  write_user_file(output, text);
   std::cerr << "gilhost: wrote " << output << " (" << format_bytes(static_cast<double>(text.size())) << ")\n";
 }
 
@@ -138,7 +138,7 @@ int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, co
   }
   const fs::path parent = fs::path(out).parent_path();
   if (!parent.empty()) fs::create_directories(parent);
-  write_file_atomic(out, to_jsonl(merged.lines));
+  write_user_file(out, to_jsonl(merged.lines));
   std::cerr << "gilhost: merged " << inputs.size() << " files (" << metas << " sessions, " << runs << " runs, " << skips
             << " skips) into " << out << "\n";
   if (!merged.relabeled.empty()) std::cerr << "  labels tagged with their host: " << join(merged.relabeled, ", ") << "\n";

@@ -64,11 +64,12 @@ std::string escape_braces(const std::string& text) {
 std::string main_experiment_toml(const std::string& name, const std::string& shown_as, const std::string& what_runs,
                                  const std::vector<std::string>& argv) {
   std::string args;
-  // Arguments after -- are literal: their braces are escaped from the file's {param} substitution.
+  // Arguments after -- are literal: their braces (in argv and the description) are escaped from the
+  // file's {param} substitution.
   for (const auto& a : argv) args += (args.empty() ? "" : ", ") + toml_quote(escape_braces(a));
   return "[experiment]\n"
          "name = " + toml_quote(name) + "\n"
-         "description = " + toml_quote(shown_as + " run as __main__" + (argv.empty() ? "" : " with " + join(argv, " "))) + "\n" +
+         "description = " + toml_quote(escape_braces(shown_as + " run as __main__" + (argv.empty() ? "" : " with " + join(argv, " ")))) + "\n" +
          what_runs + "\n"
          "\n[[case]]\n"
          "name = " + toml_quote(name) + "\n"

@@ -100,7 +100,7 @@ std::string section_md(const Section& s) {
     if (!flags.empty()) out += "<details><summary>configure flags</summary>\n\n" + flags + "\n</details>\n\n";
   }
   if (!sum.cases.empty())
-    out += "### Results\n\nEach cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations.\n\n" + grid_md(s.grid) + "\n" + failures_markdown(s.failed_cells);
+    out += "### Results\n\nEach cell: median case time (host clock, the call alone) ± MAD, the case's result, ✓/✗ expectations.\n\n" + grid_md(s.grid) + "\n" + failures_markdown(s.failed_cells);
   if (s.compares_builds())
     out += "### vs " + esc(s.baseline_python) + "\n\nWall time / wall time of the " + esc(s.baseline_python) +
            " build on the same machine, same case, paired by repeat (median ± MAD).\n\n" + markdown_table(s.vs_baseline_table) + "\n";

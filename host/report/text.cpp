@@ -56,7 +56,7 @@ std::string section_text(const Section& s, const TextOptions& o) {
     out += fmt::format("{} · {} cores · {} · effective parallelism = CPU / wall (at most {} here)\n", m.cpu_model, m.cores,
                        m.kernel, m.cores);
   }
-  out += "each cell: median wall time of the case ± MAD, the case's result, ✓/✗ expectations\n\n";
+  out += "each cell: median case time (host clock, the call alone) ± MAD, the case's result, ✓/✗ expectations\n\n";
   out += grid_text(s.grid, o.width);
   out += failures_text(s.failed_cells);
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/plain_text.hpp"
 #include "report/fit.hpp"
 #include "util/strings.hpp"
 
@@ -28,7 +29,9 @@ void print_progress(const Progress& p) {
   // Cut to the terminal's width: a line that wrapped could not be redrawn in place.
   winsize ws{};
   const std::size_t width = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
-  std::fprintf(stderr, "\r\033[K%s", truncate_display(progress_line(p), width).c_str());
+  // Written with fprintf, past std::cerr's ASCII filter: a non-UTF-8 terminal gets ASCII here too.
+  const std::string line = truncate_display(progress_line(p), width);
+  std::fprintf(stderr, "\r\033[K%s", (locale_is_utf8() ? line : to_ascii(line)).c_str());
   std::fflush(stderr);
 }
 

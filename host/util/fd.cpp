@@ -66,13 +66,6 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
-  // /dev/null, a FIFO, /dev/stdout: written in place; a rename would replace the device with a file.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-    if (!fd || !write_all(fd.get(), content)) throw std::system_error(errno, std::generic_category(), path);
-    return;
-  }
   // A name of this process's own: two writers of the same file never write into one temporary.
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
@@ -83,6 +76,13 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw std::system_error(errno, std::generic_category(), "rename " + tmp);
+}
+
+void write_user_file(const std::string& path, const std::string& content) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return write_file_atomic(path, content);
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd || !write_all(fd.get(), content)) throw std::system_error(errno, std::generic_category(), path);
 }
 
 }  // namespace gilhost

@@ -22,25 +22,18 @@
 namespace fs = std::filesystem;
 using e2e::json_lines;
 using e2e::Sandbox;
+using e2e::write_text;
+using e2e::read_text;
 using nlohmann::json;
 
 namespace {
-
-void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 // An experiment of `work.py` whose one case calls `call`.
 void experiment(const Sandbox& sb, const std::string& script, const std::string& call) {
-  write(sb.dir / "work.py", script);
-  write(sb.dir / "x.toml",
+  write_text(sb.dir / "work.py", script);
+  write_text(sb.dir / "x.toml",
         "[experiment]\nname = \"x\"\nscript = \"work.py\"\ninterpreters = [\"3.12\"]\n\n"
         "[[case]]\nname = \"one\"\ncall = \"" + call + "\"\n");
 }
@@ -89,12 +82,23 @@ TEST_CASE("check: a call that names no function is located in the TOML, with the
   CHECK(has(r.err, "x.toml:8:8: call = \"nope\": work.py has no top-level function 'nope' (functions: nap, later)"));
 }
 
+TEST_CASE("check: a setup that names no function is located like a call", "[e2e][answer-check]") {
+  Sandbox sb("check");
+  experiment(sb, kGood, "nap");
+  write_text(sb.dir / "x.toml", read_text(sb.dir / "x.toml") + "setup = \"warm\"\n");
+  const auto r = sb.gilhost("check x.toml");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  // setup is on line 9 of x.toml; the value starts at column 9.
+  CHECK(has(r.err, "x.toml:9:9: setup = \"warm\": work.py has no top-level function 'warm'"));
+}
+
 TEST_CASE("check: a module case is found as run finds it, and its function checked", "[e2e][answer-check]") {
   Sandbox sb("check");
   fs::create_directories(sb.dir / "pkg");
-  write(sb.dir / "pkg" / "__init__.py", "");
-  write(sb.dir / "pkg" / "work.py", kGood);
-  write(sb.dir / "m.toml",
+  write_text(sb.dir / "pkg" / "__init__.py", "");
+  write_text(sb.dir / "pkg" / "work.py", kGood);
+  write_text(sb.dir / "m.toml",
         "[experiment]\nname = \"m\"\nmodule = \"pkg.work\"\ninterpreters = [\"3.12\"]\n\n"
         "[[case]]\nname = \"a\"\ncall = \"nap\"\n\n[[case]]\nname = \"b\"\ncall = \"gone\"\n"
         "\n[[case]]\nname = \"c\"\nmodule = \"pkg.absent\"\ncall = \"nap\"\n");
@@ -178,7 +182,7 @@ TEST_CASE("after Ctrl-C the case that was running is listed as interrupted", "[e
   }
   const auto started = std::chrono::steady_clock::now();
   // The meta line is written before the first run starts; the run then sleeps 30 s.
-  while (!has(read(sb.dir / "r.jsonl"), "\n") && std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
+  while (!has(read_text(sb.dir / "r.jsonl"), "\n") && std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::this_thread::sleep_for(std::chrono::seconds(2));
   ::kill(pid, SIGINT);
@@ -258,5 +262,5 @@ TEST_CASE("plain ASCII on the terminal when the locale is not UTF-8; UTF-8 files
   CHECK(has(run.out, "one"));
   const auto html = c_locale("report c.jsonl -f html -o c.html");
   CHECK(html.exit_code == 0);
-  CHECK_FALSE(is_ascii(read(sb.dir / "c.html")));
+  CHECK_FALSE(is_ascii(read_text(sb.dir / "c.html")));
 }

@@ -14,29 +14,10 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 using e2e::Sandbox;
+using e2e::read_text;
+using e2e::embeddable_build;
 
 namespace {
-
-// A GIL build that runs embedded: the newest gilhost finds.
-std::string html_test_build() {
-  static const std::string label = [] {
-    std::string best;
-    const auto c = gilhost::run_capture({GILHOST_BINARY, "pythons", "--json"}, 300);
-    const json list = json::parse(c.out, nullptr, false);
-    if (list.is_array())
-      for (const auto& i : list)
-        if (i.value("supported", false) && !i.value("free_threaded", false) && i.value("shared", false)) best = i.value("label", "");
-    return best;
-  }();
-  return label;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Two tiny cases whose ratio has an article figure; the title and description state the size as {n}.
 void write_fixture(const Sandbox& sb) {
@@ -53,7 +34,7 @@ void write_fixture(const Sandbox& sb) {
 
 TEST_CASE("answer-html: the article's figure only beside a run of the file's own sizes; titles say the sizes used",
           "[e2e][answer-html]") {
-  const std::string build = html_test_build();
+  const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("answer-html");
   write_fixture(sb);

@@ -16,10 +16,9 @@
 
 namespace fs = std::filesystem;
 using e2e::Sandbox;
+using e2e::write_text;
 
 namespace {
-
-void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 // gilhost ARGS in the sandbox under a pseudo-terminal of `columns` columns (script(1)): stdout and stderr
 // both come back in out, as a terminal shows them.
@@ -34,7 +33,7 @@ gilhost::Captured gilhost_on_terminal(const Sandbox& sb, const std::string& args
 
 TEST_CASE("4: on a terminal the running case's elapsed time ticks, with its timeout", "[e2e][answer-terminal]") {
   Sandbox sb("progress-ticks");
-  write(sb.dir / "sleepy.py", "import time\ntime.sleep(3.5)\n");
+  write_text(sb.dir / "sleepy.py", "import time\ntime.sleep(3.5)\n");
   const auto r = gilhost_on_terminal(sb, "run sleepy.py -p 3.12 --repeat 1 --warmup 0 --timeout 40 --no-lock -o r.jsonl");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -53,7 +52,7 @@ TEST_CASE("4: the default timeout is in run --help", "[e2e][answer-terminal]") {
 
 TEST_CASE("8: an ad-hoc script on two builds: time and cpu/wall, no empty ✓, the ratio to the first, its output", "[e2e][answer-terminal]") {
   Sandbox sb("adhoc-answer");
-  write(sb.dir / "tiny.py", "s = sum(i * i for i in range(100000))\nprint('the sum is', s)\n");
+  write_text(sb.dir / "tiny.py", "s = sum(i * i for i in range(100000))\nprint('the sum is', s)\n");
   const auto r = sb.gilhost("run tiny.py -p 3.12 -p 3.13 --repeat 2 --warmup 0 --no-lock --show-output -o r.jsonl");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -79,9 +78,9 @@ TEST_CASE("8: an ad-hoc script on two builds: time and cpu/wall, no empty ✓, t
 
 TEST_CASE("8: a script with expectations keeps its ✓ and the footer", "[e2e][answer-terminal]") {
   Sandbox sb("adhoc-expect");
-  write(sb.dir / "e.toml",
+  write_text(sb.dir / "e.toml",
         "[experiment]\nname = \"e\"\nscript = \"e.py\"\nrepeat = 1\nwarmup = 0\n[[case]]\nname = \"one\"\ncall = \"f\"\n[[case.expect]]\nresult = 2\n");
-  write(sb.dir / "e.py", "def f():\n    return 1 + 1\n");
+  write_text(sb.dir / "e.py", "def f():\n    return 1 + 1\n");
   const auto r = sb.gilhost("run e.toml -p 3.12 --no-lock -o r.jsonl");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);

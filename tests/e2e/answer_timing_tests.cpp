@@ -19,32 +19,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using e2e::json_lines;
 using e2e::Sandbox;
+using e2e::write_text;
+using e2e::read_text;
+using e2e::embeddable_build;
 
 namespace {
-
-// A GIL build that runs embedded: the newest gilhost finds.
-std::string embeddable_build() {
-  static const std::string label = [] {
-    std::string best;
-    const auto c = gilhost::run_capture({GILHOST_BINARY, "pythons", "--json"}, 300);
-    const json list = json::parse(c.out, nullptr, false);
-    if (list.is_array())
-      for (const auto& i : list)
-        if (i.value("supported", false) && !i.value("free_threaded", false) && i.value("shared", false))
-          best = i.value("label", "");
-    return best;
-  }();
-  return label;
-}
-
-void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -79,9 +58,9 @@ TEST_CASE("the host's case time is the call: imports at module level and in setu
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("timing");
-  write(sb.dir / "heavy_at_import.py", "import time\ntime.sleep(0.3)\n");
-  write(sb.dir / "heavy_late.py", "import time\ntime.sleep(0.3)\n");
-  write(sb.dir / "timed.py",
+  write_text(sb.dir / "heavy_at_import.py", "import time\ntime.sleep(0.3)\n");
+  write_text(sb.dir / "heavy_late.py", "import time\ntime.sleep(0.3)\n");
+  write_text(sb.dir / "timed.py",
         "import time\n"
         "import heavy_at_import  # 0.3 s, before the host's clock\n"
         "def _timed(ms):\n"
@@ -98,7 +77,7 @@ TEST_CASE("the host's case time is the call: imports at module level and in setu
         "def imports_inside(ms=100):\n"
         "    import heavy_late  # 0.3 s inside the host's time, outside the script's\n"
         "    return _timed(ms)\n");
-  write(sb.dir / "timed.toml",
+  write_text(sb.dir / "timed.toml",
         "[experiment]\nname = \"timed\"\nscript = \"timed.py\"\nrepeat = 3\n"
         "[[case]]\nname = \"module_level\"\ncall = \"module_level\"\n"
         "[[case]]\nname = \"after_setup\"\ncall = \"after_setup\"\nsetup = \"load_late\"\n"
@@ -128,8 +107,8 @@ TEST_CASE("a setup that names no function is a run error that names it", "[e2e][
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("timing");
-  write(sb.dir / "s.py", "def f():\n    return 1\n");
-  write(sb.dir / "s.toml", "[experiment]\nname = \"s\"\nscript = \"s.py\"\nrepeat = 1\n"
+  write_text(sb.dir / "s.py", "def f():\n    return 1\n");
+  write_text(sb.dir / "s.toml", "[experiment]\nname = \"s\"\nscript = \"s.py\"\nrepeat = 1\n"
                            "[[case]]\nname = \"c\"\ncall = \"f\"\nsetup = \"nowhere\"\n");
   const auto r = sb.gilhost("run s.toml -p " + build + " --no-lock -o s.jsonl");
   INFO(r.out << r.err);
@@ -142,9 +121,9 @@ TEST_CASE("a failing case shows its message and traceback, is run once, in run, 
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("timing");
-  write(sb.dir / "bad.py", "def lookup():\n    table = {}\n    return table['missing-key']\n"
+  write_text(sb.dir / "bad.py", "def lookup():\n    table = {}\n    return table['missing-key']\n"
                            "def nap():\n    import time\n    time.sleep(30)\n");
-  write(sb.dir / "bad.toml", "[experiment]\nname = \"bad\"\nscript = \"bad.py\"\nrepeat = 3\ntimeout = 1\n"
+  write_text(sb.dir / "bad.toml", "[experiment]\nname = \"bad\"\nscript = \"bad.py\"\nrepeat = 3\ntimeout = 1\n"
                              "[[case]]\nname = \"lookup\"\ncall = \"lookup\"\n"
                              "[[case]]\nname = \"nap\"\ncall = \"nap\"\n");
   const auto r = sb.gilhost("run bad.toml -p " + build + " --no-lock -o bad.jsonl");
@@ -160,7 +139,7 @@ TEST_CASE("a failing case shows its message and traceback, is run once, in run, 
   for (const auto& line : json_lines(sb.dir / "bad.jsonl"))
     if (line.value("case", "") == "lookup") stderr_file = line.value("stderr_file", "");
   REQUIRE_FALSE(stderr_file.empty());
-  CHECK(read(stderr_file).find("Traceback") != std::string::npos);
+  CHECK(read_text(stderr_file).find("Traceback") != std::string::npos);
 
   const auto md = sb.gilhost("report bad.jsonl --format md");
   INFO(md.out << md.err);
@@ -189,8 +168,8 @@ TEST_CASE("a cell stops repeating once its time budget is spent, and the report 
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("timing");
-  write(sb.dir / "slow.py", "def slow():\n    import time\n    time.sleep(1.5)\n");
-  write(sb.dir / "slow.toml", "[experiment]\nname = \"slow\"\nscript = \"slow.py\"\nrepeat = 10\ncell_budget = 3\n"
+  write_text(sb.dir / "slow.py", "def slow():\n    import time\n    time.sleep(1.5)\n");
+  write_text(sb.dir / "slow.toml", "[experiment]\nname = \"slow\"\nscript = \"slow.py\"\nrepeat = 10\ncell_budget = 3\n"
                               "[[case]]\nname = \"slow\"\ncall = \"slow\"\n");
   const auto r = sb.gilhost("run slow.toml -p " + build + " --no-lock -o slow.jsonl");
   INFO(r.out << r.err);

@@ -24,21 +24,14 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using e2e::json_lines;
 using e2e::Sandbox;
+using e2e::write_text;
+using e2e::read_text;
 using e2e::embeddable_build;
 
 namespace {
 
 const std::string kGilhost = GILHOST_BINARY;
 
-
-void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The line of `text` that holds `needle` ("" when none).
 std::string line_with(const std::string& text, const std::string& needle) {
@@ -50,8 +43,8 @@ std::string line_with(const std::string& text, const std::string& needle) {
 
 // One real session's results file (a meta and one ok run of `nap`), as JSON lines to edit.
 std::vector<json> real_results(const Sandbox& sb, const std::string& build) {
-  write(sb.dir / "nap.py", "def nap(t=0.001):\n    import time\n    time.sleep(t)\n    return t\n");
-  write(sb.dir / "nap.toml", "[experiment]\nname = \"nap\"\nscript = \"nap.py\"\n[[case]]\nname = \"nap\"\ncall = \"nap\"\n");
+  write_text(sb.dir / "nap.py", "def nap(t=0.001):\n    import time\n    time.sleep(t)\n    return t\n");
+  write_text(sb.dir / "nap.toml", "[experiment]\nname = \"nap\"\nscript = \"nap.py\"\n[[case]]\nname = \"nap\"\ncall = \"nap\"\n");
   const auto r = sb.gilhost("run nap.toml -p " + build + " --repeat 1 --no-lock -o real.jsonl");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -73,7 +66,7 @@ TEST_CASE("20.1 inf metric keeps the median; all inf, nan or 10**400 show as suc
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
   // Run n (0, 1, 2) reports mix = 1, 2, inf: the median is 2.
-  write(sb.dir / "m.py",
+  write_text(sb.dir / "m.py",
         "import os, gilhost\n"
         "n = int(open('n').read()) if os.path.exists('n') else 0\n"
         "open('n', 'w').write(str(n + 1))\n"
@@ -117,7 +110,7 @@ TEST_CASE("20.2 runs with different params are cells of their own; a sweep's val
 
   // [1, "1"] and [1, 1] would make two cases nap[a=1]: `check` says where.
   for (const char* values : {"[1, \"1\"]", "[1, 1]"}) {
-    write(sb.dir / "sweep.toml", std::string("[experiment]\nscript = \"nap.py\"\n[[case]]\nname = \"nap\"\ncall = \"nap\"\n"
+    write_text(sb.dir / "sweep.toml", std::string("[experiment]\nscript = \"nap.py\"\n[[case]]\nname = \"nap\"\ncall = \"nap\"\n"
                                              "sweep = { a = ") + values + " }\n");
     const auto k = sb.gilhost("check sweep.toml");
     INFO(values << ": " << k.out << k.err);
@@ -131,8 +124,8 @@ TEST_CASE("20.5 expectations compare big integers exactly", "[e2e][defects]") {
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
-  write(sb.dir / "big.py", "def big():\n    return 2**63\n\ndef huge():\n    return 10**400\n");
-  write(sb.dir / "big.toml",
+  write_text(sb.dir / "big.py", "def big():\n    return 2**63\n\ndef huge():\n    return 10**400\n");
+  write_text(sb.dir / "big.toml",
         "[experiment]\nname = \"big\"\nscript = \"big.py\"\n"
         "[[case]]\nname = \"big\"\ncall = \"big\"\n"
         "[[case.expect]]\nresult_gt = 9223372036854775807\n"
@@ -146,7 +139,7 @@ TEST_CASE("20.5 expectations compare big integers exactly", "[e2e][defects]") {
   for (const auto& line : json_lines(sb.dir / "big.jsonl"))
     if (line["type"] == "run") CHECK(line["expect_ok"] == true);
   // And the opposite claims fail.
-  write(sb.dir / "wrong.toml",
+  write_text(sb.dir / "wrong.toml",
         "[experiment]\nname = \"wrong\"\nscript = \"big.py\"\n"
         "[[case]]\nname = \"big\"\ncall = \"big\"\n[[case.expect]]\nresult = 9223372036854775807\n"
         "[[case]]\nname = \"huge\"\ncall = \"huge\"\n[[case.expect]]\nresult = inf\n");
@@ -162,8 +155,8 @@ TEST_CASE("20.7 compare counts the malformed lines it skips", "[e2e][defects]") 
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
   const auto lines = real_results(sb, build);
-  write(sb.dir / "a.jsonl", jsonl(lines) + "{not json\n");
-  write(sb.dir / "b.jsonl", jsonl(lines));
+  write_text(sb.dir / "a.jsonl", jsonl(lines) + "{not json\n");
+  write_text(sb.dir / "b.jsonl", jsonl(lines));
   const auto c = sb.gilhost("compare a.jsonl b.jsonl");
   INFO(c.out << c.err);
   CHECK(c.exit_code == 0);
@@ -182,7 +175,7 @@ TEST_CASE("20.8 out-of-range numbers in a results file are refused with the line
     const std::string field = "\"wall_ns\":" + lines[1]["wall_ns"].dump();
     REQUIRE(run.find(field) != std::string::npos);
     run.replace(run.find(field), field.size(), "\"wall_ns\":" + value);
-    write(sb.dir / "bad.jsonl", lines[0].dump() + "\n" + run + "\n");
+    write_text(sb.dir / "bad.jsonl", lines[0].dump() + "\n" + run + "\n");
     for (const char* command : {"report", "merge out.jsonl --force"}) {
       const auto r = sb.gilhost(std::string(command) + " bad.jsonl");
       INFO(value << " " << command << ": " << r.out << r.err);
@@ -195,9 +188,9 @@ TEST_CASE("20.8 out-of-range numbers in a results file are refused with the line
 
 TEST_CASE("20.9 config integers are range-checked where they are written", "[e2e][defects]") {
   Sandbox sb("defects");
-  write(sb.dir / "x.py", "def f():\n    return 1\n");
+  write_text(sb.dir / "x.py", "def f():\n    return 1\n");
   for (const char* key : {"repeat", "warmup", "sample_interval_ms"}) {
-    write(sb.dir / "big.toml", std::string("[experiment]\nscript = \"x.py\"\n") + key +
+    write_text(sb.dir / "big.toml", std::string("[experiment]\nscript = \"x.py\"\n") + key +
                                    " = 9223372036854775807\n[[case]]\nname = \"f\"\ncall = \"f\"\n");
     for (const char* command : {"check big.toml", "run big.toml --no-lock --dry-run"}) {
       const auto k = sb.gilhost(command);
@@ -215,8 +208,8 @@ TEST_CASE("20.11 an experiment name with / or .. is a located error and writes n
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
   fs::create_directories(sb.dir / "work");
-  write(sb.dir / "work" / "x.py", "def f():\n    return 1\n");
-  write(sb.dir / "work" / "evil.toml",
+  write_text(sb.dir / "work" / "x.py", "def f():\n    return 1\n");
+  write_text(sb.dir / "work" / "evil.toml",
         "[experiment]\nname = \"../../escaped/evil\"\nscript = \"x.py\"\n[[case]]\nname = \"f\"\ncall = \"f\"\n");
   const auto k = sb.gilhost("check work/evil.toml");
   INFO(k.out << k.err);
@@ -243,7 +236,7 @@ TEST_CASE("20.12 report and export read a line 20,000 levels deep without recurs
   const std::string field = "\"result\":" + deep_run["result"].dump();
   REQUIRE(run.find(field) != std::string::npos);
   run.replace(run.find(field), field.size(), "\"result\":" + std::string(20000, '[') + std::string(20000, ']'));
-  write(sb.dir / "deep.jsonl", jsonl(lines) + run + "\n");
+  write_text(sb.dir / "deep.jsonl", jsonl(lines) + run + "\n");
   for (const char* command : {"report deep.jsonl", "export deep.jsonl", "export deep.jsonl --format csv",
                               "report deep.jsonl --format html", "merge m.jsonl deep.jsonl", "compare deep.jsonl deep.jsonl"}) {
     const auto r = sb.gilhost(command);
@@ -255,18 +248,18 @@ TEST_CASE("20.12 report and export read a line 20,000 levels deep without recurs
 
 TEST_CASE("20.13 a plan past the limits is refused before it is expanded", "[e2e][defects]") {
   Sandbox sb("defects");
-  write(sb.dir / "x.py", "def f(a=0, b=0, c=0):\n    return 1\n");
+  write_text(sb.dir / "x.py", "def f(a=0, b=0, c=0):\n    return 1\n");
   const std::string head = "[experiment]\nscript = \"x.py\"\n";
   const std::string thousand = "[" + [] {
     std::string s;
     for (int i = 0; i < 1000; ++i) s += (i ? "," : "") + std::to_string(i);
     return s;
   }() + "]";
-  write(sb.dir / "sweep.toml", head + "[[case]]\nname = \"f\"\ncall = \"f\"\nsweep = { a = " + thousand + ", b = " +
+  write_text(sb.dir / "sweep.toml", head + "[[case]]\nname = \"f\"\ncall = \"f\"\nsweep = { a = " + thousand + ", b = " +
                                    thousand + ", c = " + thousand + " }\n");
-  write(sb.dir / "repeat.toml", head + "repeat = 1_000_000_000\n[[case]]\nname = \"f\"\ncall = \"f\"\n");
+  write_text(sb.dir / "repeat.toml", head + "repeat = 1_000_000_000\n[[case]]\nname = \"f\"\ncall = \"f\"\n");
   // 100000 rounds x 10 cases is within the file's limit; x 2 builds is past the plan's.
-  write(sb.dir / "plan.toml", head + "repeat = 100000\n[[case]]\nname = \"f\"\ncall = \"f\"\nsweep = { a = [0,1,2,3,4,5,6,7,8,9] }\n");
+  write_text(sb.dir / "plan.toml", head + "repeat = 100000\n[[case]]\nname = \"f\"\ncall = \"f\"\nsweep = { a = [0,1,2,3,4,5,6,7,8,9] }\n");
   for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
            {"sweep.toml", "sweep.toml:6:"}, {"repeat.toml", "repeat.toml:3:"}}) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -297,7 +290,7 @@ TEST_CASE("20.14 arguments after -- are literal; a file's argv escapes braces as
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
-  write(sb.dir / "echo.py", "import sys\nprint('argv', sys.argv[1:])\n");
+  write_text(sb.dir / "echo.py", "import sys\nprint('argv', sys.argv[1:])\n");
   const auto r = sb.gilhost("run echo.py -p " + build + " --repeat 1 --no-lock -o a.jsonl -- 'd = {}' '{n}' '{{x}}'");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -308,7 +301,7 @@ TEST_CASE("20.14 arguments after -- are literal; a file's argv escapes braces as
   INFO(m.out << m.err);
   CHECK(m.exit_code == 0);
 
-  write(sb.dir / "argv.toml", "[experiment]\nscript = \"echo.py\"\n[params]\nn = 5\n"
+  write_text(sb.dir / "argv.toml", "[experiment]\nscript = \"echo.py\"\n[params]\nn = 5\n"
                               "[[case]]\nname = \"e\"\nmain = true\nargv = [\"{n}\", \"{{n}}\", \"d = {{}}\"]\n");
   const auto f = sb.gilhost("run argv.toml -p " + build + " --repeat 1 --no-lock -o f.jsonl");
   INFO(f.out << f.err);
@@ -322,7 +315,7 @@ TEST_CASE("20.20 orphans killed at the end of a run are in its note and the repo
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
-  write(sb.dir / "orphan.py", "import subprocess\nsubprocess.Popen(['sleep', '60'])\n");
+  write_text(sb.dir / "orphan.py", "import subprocess\nsubprocess.Popen(['sleep', '60'])\n");
   const auto r = sb.gilhost("run orphan.py -p " + build + " --repeat 1 --no-lock -o o.jsonl");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
@@ -347,10 +340,10 @@ gilhost::Captured gilhost_env(const Sandbox& sb, const std::string& env, const s
 // A shared object whose constructor writes `marker`; an empty file where no C compiler is found (dlopen
 // refuses it: what matters is that gilhost never tries).
 void write_evil_library(const fs::path& so, const fs::path& marker) {
-  write(so.string() + ".c", "#include <stdio.h>\n__attribute__((constructor)) static void evil(void) {\n"
+  write_text(so.string() + ".c", "#include <stdio.h>\n__attribute__((constructor)) static void evil(void) {\n"
                             "  FILE* f = fopen(\"" + marker.string() + "\", \"w\"); if (f) fclose(f);\n}\n");
   if (gilhost::run_capture({"cc", "-shared", "-fPIC", "-o", so.string(), so.string() + ".c"}, 120).exit_code != 0)
-    write(so, "");
+    write_text(so, "");
 }
 
 std::optional<struct stat> stat_of(const fs::path& p) {
@@ -366,17 +359,17 @@ TEST_CASE("20.10 caches live in a private folder, are opened safely, and a cache
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
-  write(sb.dir / "x.py", "print('ran')\n");
+  write_text(sb.dir / "x.py", "print('ran')\n");
   const fs::path cache = sb.dir / "cache" / "gilhost";
 
   // The probe cache edited to name another libpython: gilhost probes again rather than dlopen it.
   REQUIRE(sb.gilhost("pythons").exit_code == 0);
   const fs::path evil = sb.dir / "evil.so", marker = sb.dir / "constructor-ran";
   write_evil_library(evil, marker);
-  json probes = json::parse(read(cache / "interpreters.json"));
+  json probes = json::parse(read_text(cache / "interpreters.json"));
   for (auto& [key, entry] : probes["entries"].items())
     if (!entry.value("libpython", "").empty()) entry["libpython"] = evil.string();
-  write(cache / "interpreters.json", probes.dump());
+  write_text(cache / "interpreters.json", probes.dump());
   auto r = sb.gilhost("run x.py -p " + build + " --repeat 1 --no-lock -o a.jsonl");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
@@ -385,7 +378,7 @@ TEST_CASE("20.10 caches live in a private folder, are opened safely, and a cache
   // A cache in a folder others may write is not trusted at all, whatever it says.
   for (auto& [key, entry] : probes["entries"].items())
     if (entry.value("libpython", "") == evil.string()) entry["libpython_id"] = std::to_string(fs::file_size(evil)) + "|0";
-  write(cache / "interpreters.json", probes.dump());
+  write_text(cache / "interpreters.json", probes.dump());
   fs::permissions(cache, fs::perms::all);
   r = sb.gilhost("run x.py -p " + build + " --repeat 1 --no-lock -o b.jsonl");
   INFO(r.out << r.err);
@@ -423,7 +416,7 @@ TEST_CASE("20.17 an interpreter that cannot start shows its fatal error as the c
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
-  write(sb.dir / "x.py", "print('ran')\n");
+  write_text(sb.dir / "x.py", "print('ran')\n");
   for (const char* mode : {"", " --exec"}) {
     const auto r = gilhost_env(sb, "PYTHONHOME=/nonexistent", std::string("run x.py -p ") + build + mode + " --repeat 1 --no-lock -o p.jsonl");
     INFO(mode << ": " << r.out << r.err);
@@ -441,8 +434,8 @@ TEST_CASE("20.18 a cache folder that cannot be written says why and the way out"
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("defects");
-  write(sb.dir / "x.py", "print('ran')\n");
-  write(sb.dir / "not-a-folder", "");  // XDG_CACHE_HOME under it cannot be made (root ignores modes)
+  write_text(sb.dir / "x.py", "print('ran')\n");
+  write_text(sb.dir / "not-a-folder", "");  // XDG_CACHE_HOME under it cannot be made (root ignores modes)
   const std::string env = "XDG_CACHE_HOME='" + (sb.dir / "not-a-folder" / "cache").string() + "'";
   const auto r = gilhost_env(sb, env, "run x.py -p " + build + " --repeat 1 -o a.jsonl");
   INFO(r.out << r.err);
@@ -461,7 +454,7 @@ TEST_CASE("20.19 a hung Python costs its 30 s once, and not at all when -p rules
   fs::create_directories(sb.dir / "named");
   fs::create_directories(sb.dir / "plain");
   for (const fs::path& p : {sb.dir / "named" / "python3.11", sb.dir / "plain" / "python3"}) {
-    write(p, "#!/bin/sh\nexec sleep 100\n");
+    write_text(p, "#!/bin/sh\nexec sleep 100\n");
     fs::permissions(p, fs::perms::owner_all);
   }
   const std::string path = "PATH='" + (sb.dir / "named").string() + ":" + std::getenv("PATH") + "'";
@@ -489,10 +482,10 @@ namespace {
 // returns each mode's run records by case name.
 std::vector<std::map<std::string, json>> run_cases(const Sandbox& sb, const std::string& build, const std::string& script,
                                                    const std::vector<std::string>& cases) {
-  write(sb.dir / "cases.py", script);
+  write_text(sb.dir / "cases.py", script);
   std::string toml = "[experiment]\nname = \"cases\"\nscript = \"cases.py\"\n";
   for (const auto& c : cases) toml += "[[case]]\nname = \"" + c + "\"\ncall = \"" + c + "\"\n";
-  write(sb.dir / "cases.toml", toml);
+  write_text(sb.dir / "cases.toml", toml);
   std::vector<std::map<std::string, json>> out;
   for (const char* mode : {"", " --exec"}) {
     fs::remove(sb.dir / "cases.jsonl");
