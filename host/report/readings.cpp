@@ -43,7 +43,13 @@ std::vector<Reading> cell_readings(const ThreadShares& s, double cpu_per_wall) {
                           s.gil_waiters, percent_text(s.gil_waiters_share), percent_text(*s.gil_wait))
             : fmt::format("the Python threads waited for the GIL {} of their time: the GIL serialised them",
                           percent_text(*s.gil_wait)));
-  if (told && s.share(ThreadState::lock) >= reading::kLockConvoy)
+  if (told && s.lock_waiters >= reading::kMinThreads && s.lock_waiters_share >= reading::kLockConvoyWorkers &&
+      s.lock_waiters_share > s.lock_waiters_gil_share)
+    // The threads that worked handed a lock to one another (3.9's convoy): what they waited in, besides.
+    add(ReadingRule::lock_convoy,
+        fmt::format("lock convoy: {} threads waited on a lock {} of their time (for the GIL {})", s.lock_waiters,
+                    percent_text(s.lock_waiters_share), percent_text(s.lock_waiters_gil_share)));
+  else if (told && s.share(ThreadState::lock) >= reading::kLockConvoy)
     add(ReadingRule::lock_convoy,
         "lock convoy: the threads spent " + percent_text(s.share(ThreadState::lock)) + " of their time waiting on a lock");
   if (s.share(ThreadState::io) >= reading::kIoBound)

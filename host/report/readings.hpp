@@ -15,6 +15,7 @@ namespace reading {
 constexpr int kMinThreads = 2;             // fewer Python threads: nothing to contend
 constexpr double kGilSerialised = 0.25;    // GIL wait share at least this: the GIL serialised the threads
 constexpr double kLockConvoy = 0.60;       // lock share at least this (a join alone is at most half)
+constexpr double kLockConvoyWorkers = 0.30;  // the working threads' own lock share at least this
 constexpr double kIoBound = 0.50;          // I/O share at least this
 constexpr double kParallelism = 1.5;       // CPU / wall above this...
 constexpr double kParallelGilBelow = 0.05; // ...with a GIL wait share below this: the threads ran in parallel

@@ -26,6 +26,33 @@ std::vector<const RunRecord*> runs_with_threads(const std::vector<RunRecord>& ru
   return out;
 }
 
+// The Python threads of each run that meet a test, counted, with their times together: medians over the runs.
+class WaiterFigures {
+ public:
+  template <typename Test>
+  void add(const ThreadStates& ts, Test is_waiter) {
+    ThreadTimes of_waiters;
+    int n = 0;
+    for (const ThreadRecord& t : ts.threads)
+      if (t.python && is_waiter(t.times)) {
+        ++n;
+        of_waiters += t.times;
+      }
+    counts_.push_back(n);
+    times_.push_back(of_waiters);
+  }
+  int count() const { return static_cast<int>(std::lround(median_of(counts_))); }
+  double share(ThreadState s) const {
+    std::vector<double> shares;
+    for (const auto& t : times_) shares.push_back(t.share(s));
+    return median_of(shares);
+  }
+
+ private:
+  std::vector<double> counts_;
+  std::vector<ThreadTimes> times_;
+};
+
 }  // namespace
 
 std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
@@ -34,7 +61,8 @@ std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
   ThreadShares out;
   out.runs = static_cast<int>(with.size());
   out.no_gil = true;
-  std::vector<double> gil, threads, waiters, waiters_share;
+  std::vector<double> gil, threads;
+  WaiterFigures gil_waiters, lock_waiters;
   for (const RunRecord* r : with) {
     const ThreadStates& ts = *r->thread_states;
     threads.push_back(python_thread_count(ts));
@@ -42,15 +70,10 @@ std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
     if (!gil_told_apart(ts)) continue;
     ++out.gil_runs;
     gil.push_back(ts.gil_wait_share());
-    ThreadTimes of_waiters;
-    int count = 0;
-    for (const ThreadRecord& t : ts.threads)
-      if (t.python && t.times.share(ThreadState::gil) >= kGilWaiterShare) {
-        ++count;
-        of_waiters += t.times;
-      }
-    waiters.push_back(count);
-    waiters_share.push_back(of_waiters.share(ThreadState::gil));
+    gil_waiters.add(ts, [](const ThreadTimes& t) { return t.share(ThreadState::gil) >= kGilWaiterShare; });
+    lock_waiters.add(ts, [](const ThreadTimes& t) {
+      return t.share(ThreadState::lock) >= kGilWaiterShare && t.share(ThreadState::cpu) >= kLockWorkerCpuShare;
+    });
   }
   for (std::size_t k = 0; k < kThreadStates.size(); ++k) {
     std::vector<double> shares;
@@ -60,8 +83,11 @@ std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
   out.python_threads = static_cast<int>(std::lround(median_of(threads)));
   if (!gil.empty()) {
     out.gil_wait = median_of(gil);
-    out.gil_waiters = static_cast<int>(std::lround(median_of(waiters)));
-    out.gil_waiters_share = median_of(waiters_share);
+    out.gil_waiters = gil_waiters.count();
+    out.gil_waiters_share = gil_waiters.share(ThreadState::gil);
+    out.lock_waiters = lock_waiters.count();
+    out.lock_waiters_share = lock_waiters.share(ThreadState::lock);
+    out.lock_waiters_gil_share = lock_waiters.share(ThreadState::gil);
   }
   return out;
 }

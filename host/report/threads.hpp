@@ -16,6 +16,7 @@ namespace gilhost {
 // (those with thread states) of that state's share of the Python threads' lived time (python_totals).
 // A thread that waited for the GIL at least this share of its life is one of a cell's GIL waiters.
 constexpr double kGilWaiterShare = 0.10;
+constexpr double kLockWorkerCpuShare = 0.05;
 
 struct ThreadShares {
   int runs = 0;             // measured ok runs with thread states
@@ -26,6 +27,11 @@ struct ThreadShares {
   // their own time they waited (medians over the told-apart runs): a main thread that only join()s is not one.
   int gil_waiters = 0;
   double gil_waiters_share = 0;
+  // Python threads that worked (on a CPU at least kLockWorkerCpuShare of their life: a join()ing main thread
+  // does not) and waited on a lock at least kGilWaiterShare, per run, and their own lock share (medians).
+  int lock_waiters = 0;
+  double lock_waiters_share = 0;
+  double lock_waiters_gil_share = 0;
   std::array<double, kThreadStateCount> median{};  // per state, in kThreadStates' order
   // The GIL wait share: the median of gil_wait_share() over the runs that told GIL waits apart.
   std::optional<double> gil_wait;

@@ -217,6 +217,28 @@ TEST_CASE("readings: each rule fires at its threshold and not below it", "[repor
     untold.gil_runs = 0;
     untold.gil_wait.reset();
     CHECK(cell_readings(untold, 1.0).empty());
+    // The threads that worked waited on a lock more than for the GIL (3.9's convoy: 4 workers, 38 % and 2 %),
+    // though all the threads' lock share is under kLockConvoy.
+    ThreadShares workers = shares({{S::lock, 0.5}, {S::cpu, 0.3}, {S::runqueue, 0.2}});
+    workers.lock_waiters = 4;
+    workers.lock_waiters_share = 0.38;
+    workers.lock_waiters_gil_share = 0.02;
+    CHECK(texts(cell_readings(workers, 1.4)) ==
+          std::vector<std::string>{"lock convoy: 4 threads waited on a lock 38 % of their time (for the GIL 2 %)"});
+    workers.lock_waiters_share = reading::kLockConvoyWorkers - 0.01;
+    CHECK(cell_readings(workers, 1.4).empty());
+    workers.lock_waiters_share = 0.38;
+    workers.lock_waiters = 1;
+    CHECK(cell_readings(workers, 1.4).empty());
+  }
+  SECTION("the working threads' lock share: a join()ing main thread is not one of them") {
+    const auto s = thread_shares({run_of("locked", "3.9", 100, 0,
+                                         states_of({thread_of(1, "main", {{0, ThreadState::lock}}, 100),
+                                                    thread_of(2, "a", {{0, ThreadState::cpu}, {40, ThreadState::lock}}, 100),
+                                                    thread_of(3, "b", {{0, ThreadState::lock}, {60, ThreadState::cpu}}, 100)}))});
+    REQUIRE(s);
+    CHECK(s->lock_waiters == 2);
+    CHECK(s->lock_waiters_share == Approx(0.6));
   }
   SECTION("waiting for a core") {
     CHECK(texts(cell_readings(shares({{S::runqueue, 0.40}, {S::cpu, 0.6}}), 1.0)) ==
