@@ -45,9 +45,9 @@ std::vector<Reading> cell_readings(const ThreadShares& s, double cpu_per_wall) {
                           percent_text(*s.gil_wait)));
   if (told && s.lock_waiters >= reading::kMinThreads && s.lock_waiters_share >= reading::kLockConvoyWorkers &&
       s.lock_waiters_share > s.lock_waiters_gil_share)
-    // The threads that worked handed a lock to one another (3.9's convoy): what they waited in, besides.
+    // The threads that worked handed a lock to one another (3.9's convoy; a pool's workers at their queue).
     add(ReadingRule::lock_convoy,
-        fmt::format("lock convoy: {} threads waited on a lock {} of their time (for the GIL {})", s.lock_waiters,
+        fmt::format("{} threads took turns at a lock (or a queue), waiting on it {} of their time (for the GIL {})", s.lock_waiters,
                     percent_text(s.lock_waiters_share), percent_text(s.lock_waiters_gil_share)));
   else if (told && s.share(ThreadState::lock) >= reading::kLockConvoy)
     add(ReadingRule::lock_convoy,

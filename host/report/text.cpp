@@ -18,7 +18,13 @@ constexpr std::size_t kCellsPerReading = 4;  // named per reading where the widt
 std::string wrapped(const std::string& text, std::size_t width, const std::string& indent) {
   const std::string hanging = indent + "  ";
   std::string out, line = indent;
-  for (const auto& word : split(text, ' ')) {
+  std::vector<std::string> words;
+  for (auto& word : split(text, ' ')) {
+    // "38 %" stays on one line: a unit is not a word of its own.
+    if (word == "%" && !words.empty()) words.back() += " %";
+    else words.push_back(std::move(word));
+  }
+  for (const auto& word : words) {
     const bool fresh = line == indent || line == hanging;
     if (!fresh && display_width(line) + 1 + display_width(word) > width) {
       out += line + "\n";

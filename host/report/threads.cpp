@@ -26,6 +26,14 @@ std::vector<const RunRecord*> runs_with_threads(const std::vector<RunRecord>& ru
   return out;
 }
 
+// A thread that worked and took its turn at a lock again and again: a join()ing main thread does not work, a
+// thread that waits once for the others to finish (subinterpreters, a pool's workers) waits on it once or twice.
+bool is_lock_convoy_thread(const ThreadRecord& t) {
+  const auto turns = std::count_if(t.timeline.begin(), t.timeline.end(), [](const ThreadSegment& s) { return s.state == ThreadState::lock; });
+  return t.times.share(ThreadState::lock) >= kGilWaiterShare && t.times.share(ThreadState::cpu) >= kLockWorkerCpuShare &&
+         turns >= kLockConvoyTurns;
+}
+
 // The Python threads of each run that meet a test, counted, with their times together: medians over the runs.
 class WaiterFigures {
  public:
@@ -34,7 +42,7 @@ class WaiterFigures {
     ThreadTimes of_waiters;
     int n = 0;
     for (const ThreadRecord& t : ts.threads)
-      if (t.python && is_waiter(t.times)) {
+      if (t.python && is_waiter(t)) {
         ++n;
         of_waiters += t.times;
       }
@@ -70,10 +78,8 @@ std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
     if (!gil_told_apart(ts)) continue;
     ++out.gil_runs;
     gil.push_back(ts.gil_wait_share());
-    gil_waiters.add(ts, [](const ThreadTimes& t) { return t.share(ThreadState::gil) >= kGilWaiterShare; });
-    lock_waiters.add(ts, [](const ThreadTimes& t) {
-      return t.share(ThreadState::lock) >= kGilWaiterShare && t.share(ThreadState::cpu) >= kLockWorkerCpuShare;
-    });
+    gil_waiters.add(ts, [](const ThreadRecord& t) { return t.times.share(ThreadState::gil) >= kGilWaiterShare; });
+    lock_waiters.add(ts, is_lock_convoy_thread);
   }
   for (std::size_t k = 0; k < kThreadStates.size(); ++k) {
     std::vector<double> shares;

@@ -17,6 +17,7 @@ namespace gilhost {
 // A thread that waited for the GIL at least this share of its life is one of a cell's GIL waiters.
 constexpr double kGilWaiterShare = 0.10;
 constexpr double kLockWorkerCpuShare = 0.05;
+constexpr int kLockConvoyTurns = 10;  // waits on a lock in a thread's timeline, at least, for a convoy
 
 struct ThreadShares {
   int runs = 0;             // measured ok runs with thread states
@@ -28,7 +29,8 @@ struct ThreadShares {
   int gil_waiters = 0;
   double gil_waiters_share = 0;
   // Python threads that worked (on a CPU at least kLockWorkerCpuShare of their life: a join()ing main thread
-  // does not) and waited on a lock at least kGilWaiterShare, per run, and their own lock share (medians).
+  // does not) and waited on a lock at least kGilWaiterShare, in kLockConvoyTurns waits or more, per run, and
+  // their own lock and GIL shares (medians).
   int lock_waiters = 0;
   double lock_waiters_share = 0;
   double lock_waiters_gil_share = 0;

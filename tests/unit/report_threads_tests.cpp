@@ -224,21 +224,30 @@ TEST_CASE("readings: each rule fires at its threshold and not below it", "[repor
     workers.lock_waiters_share = 0.38;
     workers.lock_waiters_gil_share = 0.02;
     CHECK(texts(cell_readings(workers, 1.4)) ==
-          std::vector<std::string>{"lock convoy: 4 threads waited on a lock 38 % of their time (for the GIL 2 %)"});
+          std::vector<std::string>{"4 threads took turns at a lock (or a queue), waiting on it 38 % of their time (for the GIL 2 %)"});
     workers.lock_waiters_share = reading::kLockConvoyWorkers - 0.01;
     CHECK(cell_readings(workers, 1.4).empty());
     workers.lock_waiters_share = 0.38;
     workers.lock_waiters = 1;
     CHECK(cell_readings(workers, 1.4).empty());
   }
-  SECTION("the working threads' lock share: a join()ing main thread is not one of them") {
+  SECTION("the convoy's threads: they work and wait on the lock again and again; a join() or one wait is not it") {
+    Segments turns;  // 10 turns: 4 ms on a CPU, 6 ms waiting on the lock
+    for (std::int64_t k = 0; k < kLockConvoyTurns; ++k) {
+      turns.push_back({10 * k, ThreadState::cpu});
+      turns.push_back({10 * k + 4, ThreadState::lock});
+    }
     const auto s = thread_shares({run_of("locked", "3.9", 100, 0,
                                          states_of({thread_of(1, "main", {{0, ThreadState::lock}}, 100),
-                                                    thread_of(2, "a", {{0, ThreadState::cpu}, {40, ThreadState::lock}}, 100),
-                                                    thread_of(3, "b", {{0, ThreadState::lock}, {60, ThreadState::cpu}}, 100)}))});
+                                                    thread_of(2, "a", turns, 100), thread_of(3, "b", turns, 100),
+                                                    thread_of(4, "once", {{0, ThreadState::cpu}, {40, ThreadState::lock}}, 100)}))});
     REQUIRE(s);
     CHECK(s->lock_waiters == 2);
     CHECK(s->lock_waiters_share == Approx(0.6));
+    turns.resize(2 * (kLockConvoyTurns - 1));
+    const auto fewer = thread_shares({run_of("locked", "3.9", 100, 0, states_of({thread_of(2, "a", turns, 90), thread_of(3, "b", turns, 90)}))});
+    REQUIRE(fewer);
+    CHECK(fewer->lock_waiters == 0);
   }
   SECTION("waiting for a core") {
     CHECK(texts(cell_readings(shares({{S::runqueue, 0.40}, {S::cpu, 0.6}}), 1.0)) ==
