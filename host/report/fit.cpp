@@ -86,11 +86,37 @@ Table fit_table(const Table& table, std::size_t width) {
     const std::size_t excess = table_width(view) - width, next = sorted.size() > 1 ? sorted[1] : 0;
     std::size_t target = std::max({kNarrowest, w[widest] - std::min(w[widest], excess), next});
     if (target >= w[widest]) target = w[widest] - 1;
-    for (auto& row : view.rows) row[widest] = truncate_display(row[widest], target);
+    for (auto& row : view.rows) row[widest] = shorten_display(row[widest], target);
     std::string& title = view.columns[widest].terminal_title.empty() ? view.columns[widest].title : view.columns[widest].terminal_title;
     title = truncate_display(title, target);
   }
   return view;
+}
+
+std::string shorten_display(const std::string& text, std::size_t width) {
+  if (display_width(text) <= width || width < 5) return truncate_display(text, width);
+  const std::size_t bracket = text.rfind('[');
+  if (bracket != std::string::npos && bracket > 0 && text.back() == ']') {
+    // A sweep case: its "[...]" tells it from its siblings. Whole where it leaves half the width to the name,
+    // else its values alone ("[8]").
+    std::string tail = text.substr(bracket);
+    if (display_width(tail) > width / 2) {
+      std::vector<std::string> values;
+      for (const auto& kv : split(text.substr(bracket + 1, text.size() - bracket - 2), ','))
+        values.push_back(kv.substr(kv.find('=') + 1));
+      tail = "[" + join(values, ",") + "]";
+    }
+    if (display_width(tail) + 4 <= width)
+      return truncate_display(text.substr(0, bracket), width - display_width(tail)) + tail;
+  }
+  // Else as much of the end as of the start.
+  const std::size_t keep_end = (width - 1) / 2;
+  std::size_t i = text.size(), kept = 0;
+  while (i > 0 && kept < keep_end) {
+    --i;
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++kept;
+  }
+  return truncate_display(text.substr(0, i), width - kept) + text.substr(i);
 }
 
 std::size_t output_width(std::size_t not_a_terminal) {

@@ -10,7 +10,7 @@ namespace gilhost {
 
 // The terminal's view of `table` (its in_terminal columns, under their terminal titles), no wider than
 // `width` columns where it can be: columns with a drop order left out, highest first, then the widest
-// column's cells cut with "…" (to no less than 8 columns). width 0: only the terminal's view.
+// column's cells cut with "…" in their middle (to no less than 8 columns). width 0: only the terminal's view.
 Table fit_table(const Table& table, std::size_t width);
 
 // How wide `table` renders (render_text_table): its widest cells, two spaces between columns.
@@ -18,6 +18,11 @@ std::size_t table_width(const Table& table);
 
 // `text` cut to `width` display columns, its last one "…" when cut.
 std::string truncate_display(const std::string& text, std::size_t width);
+
+// `text` cut to `width` display columns in its middle: a sweep case's "[...]" kept (whole where it leaves
+// half the width to the name, "subinterpr…[workers=8]", else its values alone, "subinterpreters_sh…[8]");
+// other text keeps as much of its end as of its start.
+std::string shorten_display(const std::string& text, std::size_t width);
 
 // The width stdout's report should fit: the terminal's (TIOCGWINSZ, else $COLUMNS, else 80) when stdout
 // is a terminal, else `not_a_terminal` (0: no limit).

@@ -78,8 +78,9 @@ TEST_CASE("fit_table: the highest drop order goes first, then the next, then cel
   CHECK(t.rows[0][0] == "subinterpreters_shared_gil[subinterpreters=8]");
   t = fit_table(details_like(), 40);
   REQUIRE(t.columns.size() == 2);
-  CHECK(table_width(t) == 40);
-  CHECK(t.rows[0][0] == "subinterpreters_shared_gil[sub…");
+  CHECK(table_width(t) <= 40);
+  // Cut in the middle: the sweep's values tell the cases apart (the keys go first).
+  CHECK(t.rows[0][0] == "subinterpreters_shared_gil[8]");
   CHECK(t.rows[1][0] == "sequential");
 }
 
@@ -87,6 +88,18 @@ TEST_CASE("fit_table: never cuts a column below 8 display columns", "[answer-ter
   const Table t = fit_table(details_like(), 5);
   CHECK(display_width(t.rows[0][0]) == 8);
   CHECK(truncate_display("3.14.7t ±1.2%", 6) == "3.14.…");
+}
+
+TEST_CASE("shorten_display: a sweep's [values] kept whole, else the start and the end", "[answer-terminal]") {
+  CHECK(shorten_display("subinterpreters_shared_gil[subinterpreters=8]", 40) == "subinterpreters_shar…[subinterpreters=8]");
+  // Too narrow for the keys: the values alone, so that siblings stay apart.
+  CHECK(shorten_display("subinterpreters_shared_gil[subinterpreters=8]", 24) == "subinterpreters_shar…[8]");
+  CHECK(shorten_display("subinterpreters[subinterpreters=8]", 24) == "subinterpreters[8]");
+  CHECK(shorten_display("nap[a=1,b=20]", 10) == "nap[1,20]");
+  CHECK(shorten_display("threads[workers=8]", 30) == "threads[workers=8]");
+  CHECK(shorten_display("8 threads speedup over sequential", 15) == "8 threa…uential");
+  CHECK(display_width(shorten_display("8 threads speedup over sequential", 15)) == 15);
+  CHECK(shorten_display("a[much_too_long_for_it=1]", 10) == "a[1]");
 }
 
 TEST_CASE("short build labels: without the patch version where that stays unambiguous", "[answer-terminal]") {
