@@ -8,6 +8,7 @@
 #include "report/charts.hpp"
 #include "report/colors.hpp"
 #include "report/markup.hpp"
+#include "report/text_grid.hpp"
 #include "report/thread_lanes.hpp"
 #include "util/strings.hpp"
 
@@ -336,31 +337,41 @@ std::string folded(const std::string& title, const std::string& body, const std:
   return "<details class=\"more " + cls + "\"><summary>" + e(title) + "</summary>\n" + body + "</details>\n";
 }
 
-// The readings that say what dominated (the GIL, a lock, I/O, parallel), each case's stacked shares beside
-// them; "waited for a core" (the machine had fewer cores than runnable threads) folded, it is the machine's story.
+// The readings that say what dominated (the GIL, a lock, I/O, parallel), one line per kind with its first
+// cells named, and beside each kind a chart of those cells' shares; every reading one by one folded below,
+// and "waited for a core" (the machine had fewer cores than runnable threads) folded too: the machine's story.
 std::string readings_html(const Section& s) {
   if (s.readings.empty()) return "";
-  std::vector<std::string> key, core, cases;
-  for (const auto& r : s.readings) {
-    const std::string item = "<b>" + e(r.case_name) + "</b> @ " + e(r.build) + ": " + e(r.text);
-    if (r.rule == ReadingRule::waited_for_core) {
-      core.push_back(item);
-      continue;
-    }
-    key.push_back(item);
-    if (std::find(cases.begin(), cases.end(), r.case_name) == cases.end()) cases.push_back(r.case_name);
-  }
+  constexpr std::size_t kCellsShown = 4;
+  std::vector<Reading> key, core;
+  for (const auto& r : s.readings) (r.rule == ReadingRule::waited_for_core ? core : key).push_back(r);
   const HtmlMarkup m{};
+  const auto items = [](const std::vector<Reading>& list) {
+    std::vector<std::string> out;
+    for (const auto& r : list) out.push_back("<b>" + e(r.case_name) + "</b> @ " + e(r.build) + ": " + e(r.text));
+    return out;
+  };
+  std::vector<std::string> grouped;
+  for (const auto& line : group_readings(key, kCellsShown)) grouped.push_back(e(line));
   std::string out = "<h3>Readings</h3>\n<p class=\"muted\">What the thread states say: the median share of the Python threads' time "
                     "in each state, over the cell's runs.</p>\n";
-  if (!key.empty()) out += m.list(key, "readings");
+  if (!grouped.empty()) out += m.list(grouped, "readings");
+  if (key.size() > grouped.size())
+    out += "<details class=\"all-readings\"><summary>each of the " + std::to_string(key.size()) + " readings</summary>\n" +
+           m.list(items(key), "readings") + "</details>\n";
   if (!core.empty())
     out += "<details class=\"core-readings\"><summary>" + std::to_string(core.size()) + " cell" + (core.size() == 1 ? "" : "s") +
-           " where threads waited for a core (more runnable threads than cores)</summary>\n" + m.list(core, "readings") + "</details>\n";
-  if (cases.empty()) return out;
-  out += "<div class=\"charts\">\n";
-  for (const auto& c : cases) out += "<figure class=\"threadshares\"><figcaption>" + e(c) + "</figcaption>\n" + thread_shares_svg(s, c) + "</figure>\n";
-  return out + "</div>\n";
+           " where threads waited for a core (more runnable threads than cores)</summary>\n" + m.list(items(core), "readings") + "</details>\n";
+  std::string charts;
+  for (const auto& [rule, cells] : readings_by_rule(key)) {
+    std::vector<SharesRow> rows;
+    for (const Reading* r : cells)
+      if (const Cell* cell = s.summary.cell(r->case_name, r->build); cell && cell->threads && rows.size() < kCellsShown)
+        rows.push_back({r->case_name + " @ " + r->build, &*cell->threads});
+    charts += "<figure class=\"threadshares\"><figcaption>" + e(cells.front()->text) + "</figcaption>\n" +
+              shares_svg(rows, std::string("where the Python threads' time went: ") + reading_rule_name(rule)) + "</figure>\n";
+  }
+  return charts.empty() ? out : out + "<div class=\"charts\">\n" + charts + "</div>\n";
 }
 
 // The answer: the views and scaling as charts, the thread-state readings as stacked bars, the grid and the

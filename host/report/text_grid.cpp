@@ -59,23 +59,24 @@ std::size_t count_rules(const std::vector<Reading>& readings) {
   return rules.size();
 }
 
+std::vector<std::pair<ReadingRule, std::vector<const Reading*>>> readings_by_rule(const std::vector<Reading>& readings) {
+  std::vector<std::pair<ReadingRule, std::vector<const Reading*>>> out;
+  for (const auto& r : readings) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& kind) { return kind.first == r.rule; });
+    if (it == out.end()) it = out.insert(out.end(), {r.rule, {}});
+    it->second.push_back(&r);
+  }
+  return out;
+}
+
 std::vector<std::string> group_readings(const std::vector<Reading>& readings, std::size_t cells) {
-  std::vector<ReadingRule> order;
-  for (const auto& r : readings)
-    if (std::find(order.begin(), order.end(), r.rule) == order.end()) order.push_back(r.rule);
   std::vector<std::string> lines;
-  for (ReadingRule rule : order) {
+  for (const auto& [rule, of_kind] : readings_by_rule(readings)) {
     std::vector<std::string> named;
-    std::string text;
-    std::size_t more = 0;
-    for (const auto& r : readings) {
-      if (r.rule != rule) continue;
-      if (text.empty()) text = r.text;
-      if (named.size() < cells) named.push_back(r.case_name + " @ " + r.build);
-      else ++more;
-    }
-    lines.push_back(text + " — " + join(named, ", ") + (more ? " and " + std::to_string(more) + " more" : "") +
-                    (named.size() + more > 1 ? " (figures of the first)" : ""));
+    for (std::size_t k = 0; k < of_kind.size() && k < cells; ++k) named.push_back(of_kind[k]->case_name + " @ " + of_kind[k]->build);
+    const std::size_t more = of_kind.size() - named.size();
+    lines.push_back(of_kind.front()->text + " — " + join(named, ", ") + (more ? " and " + std::to_string(more) + " more" : "") +
+                    (of_kind.size() > 1 ? " (figures of the first)" : ""));
   }
   return lines;
 }

@@ -202,31 +202,25 @@ std::string thread_lanes_svg(const RunRecord& run) {
   return out + legend + "</svg>\n";
 }
 
-std::string thread_shares_svg(const Section& s, const std::string& case_name) {
-  struct Row {
-    std::string build;
-    const ThreadShares* shares;
-  };
-  std::vector<Row> rows;
-  for (const auto& i : s.summary.interpreters)
-    if (const Cell* cell = s.summary.cell(case_name, i); cell && cell->threads) rows.push_back({i, &*cell->threads});
+std::string shares_svg(const std::vector<SharesRow>& rows, const std::string& title) {
   if (rows.empty()) return "";
-  const int width = 600, left = 150, right = 104, top = 6, row_h = 22;
+  // Room for "case @ build" labels where a row names its case.
+  const bool long_labels = std::any_of(rows.begin(), rows.end(), [](const SharesRow& r) { return r.label.size() > 24; });
+  const int width = long_labels ? 760 : 600, left = long_labels ? 310 : 150, right = 104, top = 6, row_h = 22;
   const double plot_w = width - left - right;
   int legend_h = 0;
   const std::string legend = legend_svg(10, top + static_cast<int>(rows.size()) * row_h + 8, width - 20, legend_h);
   const int height = top + static_cast<int>(rows.size()) * row_h + 8 + legend_h + 4;
-  std::string out = svg_open("threadshares", width, height, "where the Python threads' time went, per build: " + case_name);
+  std::string out = svg_open("threadshares", width, height, title);
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const ThreadShares& sh = *rows[k].shares;
     const double y = top + static_cast<double>(k) * row_h;
     double total = 0;
     for (double v : sh.median) total += v;
-    out += fmt::format("<g class=\"shares\" data-build=\"{}\"><title>{}</title>", e(rows[k].build),
-                       e(case_name + " @ " + rows[k].build + ": " + shares_text(sh.median) + " (median over " +
-                         std::to_string(sh.runs) + " runs)"));
+    out += fmt::format("<g class=\"shares\" data-build=\"{}\"><title>{}</title>", e(rows[k].label),
+                       e(rows[k].label + ": " + shares_text(sh.median) + " (median over " + std::to_string(sh.runs) + " runs)"));
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(y + 7),
-                       svg_label(rows[k].build, 24));
+                       svg_label(rows[k].label, long_labels ? 48 : 24));
     double x = left;
     for (ThreadState st : kThreadStates) {
       const double w = total > 0 ? plot_w * sh.share(st) / total : 0;
@@ -240,6 +234,13 @@ std::string thread_shares_svg(const Section& s, const std::string& case_name) {
                        num(y + 7), e(value));
   }
   return out + legend + "</svg>\n";
+}
+
+std::string thread_shares_svg(const Section& s, const std::string& case_name) {
+  std::vector<SharesRow> rows;
+  for (const auto& i : s.summary.interpreters)
+    if (const Cell* cell = s.summary.cell(case_name, i); cell && cell->threads) rows.push_back({i, &*cell->threads});
+  return shares_svg(rows, "where the Python threads' time went, per build: " + case_name);
 }
 
 std::string thread_charts_html(const Section& s, const std::string& case_name) {

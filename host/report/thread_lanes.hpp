@@ -25,6 +25,12 @@ std::vector<StateSpan> drawn_spans(const std::vector<StateSpan>& spans, double m
 
 // One run's threads as lanes: Python threads first, at most kMaxThreadLanes.
 std::string thread_lanes_svg(const RunRecord& run);
+// Stacked bars of median shares, one per row, with a legend; `title` for the svg's tooltip.
+struct SharesRow {
+  std::string label;  // a build, or "case @ build"
+  const ThreadShares* shares;
+};
+std::string shares_svg(const std::vector<SharesRow>& rows, const std::string& title);
 // The case's stacked bars of median shares, one per build with thread states.
 std::string thread_shares_svg(const Section& section, const std::string& case_name);
 // Both for one case, as the HTML page shows them under its wall-time and RSS charts ("" without thread states).

@@ -347,15 +347,22 @@ TEST_CASE("HTML: thread lanes of each cell's median run, a legend, a rect per se
   // 3 cases x 2 builds, every cell with thread states: lanes per cell, folded per case; a shares chart per case.
   CHECK(count(html, "<svg class=\"lanes\"") == 6);
   CHECK(count(html, "<details class=\"lanes\">") == 3);
-  // The summary draws the shares again for each case a reading names, other than waiting for a core (issue 19).
-  std::set<std::string> read_cases;
+  // The summary draws the shares again for each kind of reading, other than waiting for a core, with a row
+  // for each of its first cells (issue 19).
+  std::set<ReadingRule> read_kinds;
+  std::size_t read_cells = 0;
   for (const auto& r : s.readings)
-    if (r.rule != ReadingRule::waited_for_core) read_cases.insert(r.case_name);
-  REQUIRE(read_cases.size() == 2);
-  CHECK(count(html, "<svg class=\"threadshares\"") == 3 + read_cases.size());
+    if (r.rule != ReadingRule::waited_for_core) {
+      read_kinds.insert(r.rule);
+      ++read_cells;
+    }
+  REQUIRE(read_kinds.size() == 2);
+  const std::size_t read_cases = read_kinds.size();  // one chart each
+  CHECK(count(html, "<svg class=\"threadshares\"") == 3 + read_cases);
+  CHECK(count(html, "<g class=\"shares\"") == 3 * 2 + std::min<std::size_t>(read_cells, 4 * read_kinds.size()));
   CHECK(count(html, "<rect class=\"sharebar\"") > 0);
   // The legend of every chart names each state.
-  CHECK(count(html, "<g class=\"legend-item\"") == (6 + 3 + read_cases.size()) * static_cast<std::size_t>(kThreadStateCount));
+  CHECK(count(html, "<g class=\"legend-item\"") == (6 + 3 + read_cases) * static_cast<std::size_t>(kThreadStateCount));
   for (ThreadState st : kThreadStates) CHECK(contains(html, std::string(">") + thread_state_label(st) + "</text></g>"));
   // One lane per thread and one rect per segment of each cell's median run (its 10 ms segments are wide enough).
   std::size_t lanes = 0, segments = 0;
