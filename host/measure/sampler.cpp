@@ -284,9 +284,10 @@ void TreeSampler::sample() {
   Sample s;
   s.t_ns = t0 - start_ns_;
   std::uint64_t ticks = 0;
+  const bool read_threads = threads_ && ThreadStateSampler::reads_threads_at(tick);
   for (auto& [pid, member] : members_)
-    if (sample_member(pid, member, full, s, ticks) && threads_) threads_->sample_process(pid, member.threads, rescanned);
-  if (threads_) threads_->end_tick();
+    if (sample_member(pid, member, full, s, ticks) && read_threads) threads_->sample_process(pid, member.threads, rescanned);
+  if (read_threads) threads_->end_tick();
   s.cpu_s = static_cast<double>(ticks) / clock_ticks_;
   if (s.processes > 0) {
     samples_.push_back(s);

@@ -83,8 +83,14 @@ class ThreadStateSampler {
   void sample_process(pid_t pid, long threads, bool rescan);
   // Reads the threads due this tick.
   void end_tick();
+  // Whether the sampler's tick `tick` (0, 1, ...) reads the threads: every tick for the run's first
+  // kFullRateTicks, then every kStride-th: a long run's timeline at 3 intervals (30 ms by default) for a
+  // third of the cost (docs/performance.md, "Thread states").
+  static bool reads_threads_at(long tick) { return tick < kFullRateTicks || tick % kStride == 0; }
   ThreadObservations take();
 
+  static constexpr long kFullRateTicks = 25;
+  static constexpr long kStride = 3;
   static constexpr int kMaxThreadsPerTick = 128;  // past that, threads are read in turn
   static constexpr int kMaxThreadsWithFds = 256;  // past that, their files are opened at each read
 

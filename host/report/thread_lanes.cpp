@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "report/charts.hpp"
+#include "measure/thread_states.hpp"
 #include "report/html.hpp"
 #include "util/strings.hpp"
 
@@ -110,9 +111,10 @@ std::string svg_open(const std::string& css, int width, int height, const std::s
 std::string lanes_caption(const RunRecord& run) {
   const ThreadStates& ts = *run.thread_states;
   const std::string gil = ts.gil == "located" ? "GIL waits told apart" : ts.gil == "none" ? "no GIL" : ts.gil;
-  return fmt::format("repeat {} (wall {}), {} threads sampled every {} ms, {}", run.repeat,
+  // Read every interval for the first ticks, then every kStride intervals (measure/thread_states.hpp).
+  return fmt::format("repeat {} (wall {}), {} threads sampled every {} ms (every {} ms after the first {} ms), {}", run.repeat,
                      format_seconds(static_cast<double>(run.wall_ns) / 1e9), ts.threads.size() + static_cast<std::size_t>(ts.threads_not_kept),
-                     ts.interval_ms, gil);
+                     ts.interval_ms, ts.interval_ms * ThreadStateSampler::kStride, ts.interval_ms * ThreadStateSampler::kFullRateTicks, gil);
 }
 
 }  // namespace

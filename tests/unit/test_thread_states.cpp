@@ -299,3 +299,13 @@ TEST_CASE("thread_states in a run record: written and read back", "[thread_state
   old.erase("thread_states");
   CHECK_FALSE(std::get<gilhost::RunRecord>(gilhost::line_from_json(old)).thread_states);
 }
+
+TEST_CASE("thread states: every tick at first, then every kStride-th", "[thread_states]") {
+  using gilhost::ThreadStateSampler;
+  for (long tick = 0; tick < ThreadStateSampler::kFullRateTicks; ++tick) CHECK(ThreadStateSampler::reads_threads_at(tick));
+  int read = 0;
+  const long from = 300, span = 3000;
+  for (long tick = from; tick < from + span; ++tick) read += ThreadStateSampler::reads_threads_at(tick) ? 1 : 0;
+  CHECK(read == span / ThreadStateSampler::kStride);
+  CHECK_FALSE(ThreadStateSampler::reads_threads_at(ThreadStateSampler::kFullRateTicks * ThreadStateSampler::kStride + 1));
+}
