@@ -3,7 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "config/loader.hpp"
-#include "config/python_check.hpp"
+#include "cli/python_check.hpp"
 #include "discover/selector.hpp"
 #include "util/strings.hpp"
 

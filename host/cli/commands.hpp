@@ -15,7 +15,7 @@ namespace gilhost {
 int cmd_pythons(const CommonOptions& o, bool as_json);
 
 // gilhost check: loads each file and every profile of it, then checks its scripts on each selected build
-// (config/python_check); 2 when one has errors.
+// (cli/python_check); 2 when one has errors.
 int cmd_check(const std::vector<std::string>& files, const CommonOptions& co);
 
 // ---- report, compare, merge, export: results files in, documents out ----

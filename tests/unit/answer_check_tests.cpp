@@ -5,7 +5,7 @@
 
 #include "cli/did_you_mean.hpp"
 #include "cli/plain_text.hpp"
-#include "config/python_check.hpp"
+#include "cli/python_check.hpp"
 #include "report/sessions.hpp"
 
 using namespace gilhost;

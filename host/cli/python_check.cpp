@@ -1,4 +1,4 @@
-#include "config/python_check.hpp"
+#include "cli/python_check.hpp"
 
 #include <algorithm>
 #include <filesystem>
