@@ -93,6 +93,38 @@ Table fit_table(const Table& table, std::size_t width) {
   return view;
 }
 
+namespace {
+
+// Column 0 and the columns [first, end) of `t`.
+Table key_and_columns(const Table& t, std::size_t first, std::size_t end) {
+  Table out;
+  out.columns.push_back(t.columns[0]);
+  for (std::size_t i = first; i < end; ++i) out.columns.push_back(t.columns[i]);
+  for (const auto& row : t.rows) {
+    std::vector<std::string> cells{row.empty() ? "" : row[0]};
+    for (std::size_t i = first; i < end; ++i) cells.push_back(i < row.size() ? row[i] : "");
+    out.rows.push_back(std::move(cells));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Table> column_blocks(const Table& table, std::size_t width, std::size_t key_max) {
+  const Table whole = fit_table(table, 0);  // the terminal's columns
+  if (width == 0 || table_width(whole) <= width || whole.columns.size() < 3) return {fit_table(table, width)};
+  const std::size_t key_full = table_width(key_and_columns(whole, 1, 1));
+  auto column_width = [&](std::size_t i) { return table_width(key_and_columns(whole, i, i + 1)) - key_full - 2; };
+  std::vector<Table> blocks;
+  for (std::size_t first = 1; first < whole.columns.size();) {
+    std::size_t end = first + 1, used = std::min(key_max, key_full) + 2 + column_width(first);
+    for (; end < whole.columns.size() && used + 2 + column_width(end) <= width; ++end) used += 2 + column_width(end);
+    blocks.push_back(fit_table(key_and_columns(whole, first, end), width));
+    first = end;
+  }
+  return blocks;
+}
+
 std::string shorten_display(const std::string& text, std::size_t width) {
   if (display_width(text) <= width || width < 5) return truncate_display(text, width);
   const std::size_t bracket = text.rfind('[');

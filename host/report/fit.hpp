@@ -3,6 +3,7 @@
 // width to fit (the terminal's, $COLUMNS, or none when stdout is a file).
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "report/table.hpp"
 
@@ -12,6 +13,11 @@ namespace gilhost {
 // `width` columns where it can be: columns with a drop order left out, highest first, then the widest
 // column's cells cut with "…" in their middle (to no less than 8 columns). width 0: only the terminal's view.
 Table fit_table(const Table& table, std::size_t width);
+
+// `table` (its terminal's view) as tables of its first column and as many of the others as fit `width`
+// with the first column cut to `key_max` at most: a wide table in blocks rather than every cell cut.
+// One fitted table where the whole fits, or width is 0.
+std::vector<Table> column_blocks(const Table& table, std::size_t width, std::size_t key_max);
 
 // How wide `table` renders (render_text_table): its widest cells, two spaces between columns.
 std::size_t table_width(const Table& table);

@@ -49,6 +49,14 @@ std::string readings_text(const std::vector<Reading>& readings, const TextOption
   return out;
 }
 
+// A wide table in blocks of its first column and the columns that fit beside it (report/fit).
+std::string blocks_text(const Table& table, std::size_t width) {
+  constexpr std::size_t kKeyColumn = 36;
+  std::string out;
+  for (const Table& block : column_blocks(table, width, kKeyColumn)) out += (out.empty() ? "" : "\n") + render_text_table(block, width);
+  return out;
+}
+
 std::string grid_text(const Grid& grid, std::size_t width) {
   std::string out;
   for (const Table& block : grid_blocks(grid, width)) out += (out.empty() ? "" : "\n") + render_text_table(block, width);
@@ -99,13 +107,13 @@ std::string section_text(const Section& s, const TextOptions& o) {
       out += "  " + host_label(m) + ": " + machine_summary(m) + " — " + join(s.builds_on(m.hostname), ", ") + "\n";
   }
   if (s.compares_builds()) {
-    out += "\n" + render_text_table(s.vs_baseline_table, o.width);
+    out += "\n" + blocks_text(s.vs_baseline_table, o.width);
     out += "vs " + s.baseline_python + ": wall / wall of the " + s.baseline_python +
            " build on the same machine, same case, paired by repeat (median ± MAD)\n";
   }
   for (const auto& note : s.notes) out += "note: " + note + "\n";
   // The answer last, nearest the prompt: the views, then what the threads' time says.
-  if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + render_text_table(s.headlines_table, o.width);
+  if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + blocks_text(s.headlines_table, o.width);
   if (!s.readings.empty()) out += readings_text(s.readings, o);
   return out;
 }

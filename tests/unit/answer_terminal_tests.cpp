@@ -90,6 +90,31 @@ TEST_CASE("fit_table: never cuts a column below 8 display columns", "[answer-ter
   CHECK(truncate_display("3.14.7t ±1.2%", 6) == "3.14.…");
 }
 
+TEST_CASE("column_blocks: a wide table in blocks of its first column and the columns that fit", "[answer-terminal]") {
+  Table views;
+  views.columns.emplace_back("view");
+  for (const char* b : {"3.9.18", "3.10.13", "3.11.2", "3.11.7", "3.12.1", "3.13.0", "3.14.7", "3.14.7t"})
+    views.columns.emplace_back(b, Align::right);
+  views.columns.emplace_back("the article", Align::right);
+  views.add_row({"lost updates, a call between read and write (article: 3.9)", "51.9 %", "66.1 %", "46.8 %", "51.5 %", "50 %",
+                 "56.3 %", "41.3 %", "62.4 %", "52 %"});
+  const auto blocks = column_blocks(views, 80, 36);
+  REQUIRE(blocks.size() == 2);
+  std::size_t columns = 0;
+  for (const Table& b : blocks) {
+    CHECK(table_width(b) <= 80);
+    CHECK(b.columns[0].title == "view");
+    CHECK(b.rows[0][0].rfind("lost updates, a ca", 0) == 0);  // the title's start, in every block
+    columns += b.columns.size() - 1;
+    for (const auto& cell : std::vector<std::string>(b.rows[0].begin() + 1, b.rows[0].end())) CHECK(cell.find("…") == std::string::npos);
+  }
+  CHECK(columns == 9);  // every build and the article, each whole
+  CHECK(blocks.back().columns.back().title == "the article");
+  // What fits stays one table.
+  CHECK(column_blocks(views, 0, 36).size() == 1);
+  CHECK(column_blocks(views, 200, 36).size() == 1);
+}
+
 TEST_CASE("shorten_display: a sweep's [values] kept whole, else the start and the end", "[answer-terminal]") {
   CHECK(shorten_display("subinterpreters_shared_gil[subinterpreters=8]", 40) == "subinterpreters_shar…[subinterpreters=8]");
   // Too narrow for the keys: the values alone, so that siblings stay apart.
