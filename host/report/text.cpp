@@ -49,18 +49,17 @@ std::string readings_text(const std::vector<Reading>& readings, const TextOption
   return out;
 }
 
-// A wide table in blocks of its first column and the columns that fit beside it (report/fit).
-std::string blocks_text(const Table& table, std::size_t width) {
-  constexpr std::size_t kKeyColumn = 36;
+// Tables one under the other: a wide one's blocks (report/fit's column_blocks, text_grid's grid_blocks).
+std::string blocks_text(const std::vector<Table>& blocks, std::size_t width) {
   std::string out;
-  for (const Table& block : column_blocks(table, width, kKeyColumn)) out += (out.empty() ? "" : "\n") + render_text_table(block, width);
+  for (const Table& block : blocks) out += (out.empty() ? "" : "\n") + render_text_table(block, width);
   return out;
 }
 
-std::string grid_text(const Grid& grid, std::size_t width) {
-  std::string out;
-  for (const Table& block : grid_blocks(grid, width)) out += (out.empty() ? "" : "\n") + render_text_table(block, width);
-  return out;
+// A wide table in blocks of its first column and the columns that fit beside it.
+std::string wide_table_text(const Table& table, std::size_t width) {
+  constexpr std::size_t kKeyColumn = 36;
+  return blocks_text(column_blocks(table, width, kKeyColumn), width);
 }
 
 std::string section_text(const Section& s, const TextOptions& o) {
@@ -71,7 +70,7 @@ std::string section_text(const Section& s, const TextOptions& o) {
                        m.kernel, m.cores);
   }
   out += "each cell: median case time (host clock, the call alone) ± MAD, the case's result, ✓/✗ expectations\n\n";
-  out += grid_text(s.grid, o.width);
+  out += blocks_text(grid_blocks(s.grid, o.width), o.width);
   out += failures_text(s.failed_cells);
 
   if (s.details) {
@@ -107,13 +106,13 @@ std::string section_text(const Section& s, const TextOptions& o) {
       out += "  " + host_label(m) + ": " + machine_summary(m) + " — " + join(s.builds_on(m.hostname), ", ") + "\n";
   }
   if (s.compares_builds()) {
-    out += "\n" + blocks_text(s.vs_baseline_table, o.width);
+    out += "\n" + wide_table_text(s.vs_baseline_table, o.width);
     out += "vs " + s.baseline_python + ": wall / wall of the " + s.baseline_python +
            " build on the same machine, same case, paired by repeat (median ± MAD)\n";
   }
   for (const auto& note : s.notes) out += "note: " + note + "\n";
   // The answer last, nearest the prompt: the views, then what the threads' time says.
-  if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + blocks_text(s.headlines_table, o.width);
+  if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + wide_table_text(s.headlines_table, o.width);
   if (!s.readings.empty()) out += readings_text(s.readings, o);
   return out;
 }

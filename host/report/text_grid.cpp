@@ -13,13 +13,13 @@ namespace {
 
 constexpr std::size_t kCaseColumn = 28;  // the case column's share of a block, at most (cut with "…")
 
-Table grid_table(const Grid& grid, const std::vector<std::string>& headings, std::size_t first, std::size_t end) {
+Table grid_table(const Grid& grid, const std::vector<std::string>& headings) {
   Table t;
   t.columns.emplace_back("case");
-  for (std::size_t b = first; b < end; ++b) t.columns.emplace_back(headings[b]);
+  for (const auto& h : headings) t.columns.emplace_back(h);
   for (std::size_t c = 0; c < grid.cases.size(); ++c) {
     std::vector<std::string> row{grid.cases[c]};
-    for (std::size_t b = first; b < end; ++b) row.push_back(grid_cell_text(grid.cells[c][b], "  "));
+    for (std::size_t b = 0; b < headings.size(); ++b) row.push_back(grid_cell_text(grid.cells[c][b], "  "));
     t.add_row(row);
   }
   return t;
@@ -38,19 +38,8 @@ std::vector<std::string> short_build_labels(const std::vector<std::string>& labe
 std::vector<Table> grid_blocks(const Grid& grid, std::size_t width) {
   std::vector<std::string> headings;
   for (const auto& col : grid.columns) headings.push_back(col.heading);
-  const std::size_t builds = headings.size();
-  if (width == 0) return {grid_table(grid, headings, 0, builds)};
-  headings = short_build_labels(headings);
-  const std::size_t case_full = table_width(grid_table(grid, headings, 0, 0));
-  auto build_width = [&](std::size_t b) { return table_width(grid_table(grid, headings, b, b + 1)) - case_full - 2; };
-  std::vector<Table> blocks;
-  for (std::size_t first = 0; first < builds || blocks.empty();) {
-    std::size_t end = std::min(first + 1, builds), used = std::min(kCaseColumn, case_full) + (end > first ? 2 + build_width(first) : 0);
-    for (; end < builds && used + 2 + build_width(end) <= width; ++end) used += 2 + build_width(end);
-    blocks.push_back(fit_table(grid_table(grid, headings, first, end), width));
-    first = end;
-  }
-  return blocks;
+  if (width == 0) return {grid_table(grid, headings)};
+  return column_blocks(grid_table(grid, short_build_labels(headings)), width, kCaseColumn);
 }
 
 std::size_t count_rules(const std::vector<Reading>& readings) {
