@@ -78,6 +78,9 @@ struct RunRecord {
   int round = 0, repeat = 0;
   bool warmup = false;
   std::int64_t time_unix_ns = 0;
+  // The machine's 1-minute load average as the run ended (/proc/loadavg): what says a cell's spread came
+  // from other work; nullopt where it was not read (older files).
+  std::optional<double> load_avg;
 
   // How it ended.
   RunStatus status = RunStatus::ok;
@@ -196,6 +199,10 @@ struct ExperimentInfo {
   std::string name, description, profile, baseline;
   std::optional<int> repeat;
   int warmup = 0;
+  // The precision target: rounds are added until each cell's median is known to within this fraction
+  // (the half-width of its 95 % interval over the median), or its time budget is spent. nullopt: a
+  // fixed number of rounds (an older file, or `precision = 0`).
+  std::optional<double> precision;
   nlohmann::json params = nlohmann::json::object();
   std::vector<std::pair<std::string, nlohmann::json>> article;  // what the article reported, per case
   std::vector<CaseInfo> cases;

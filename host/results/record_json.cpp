@@ -290,6 +290,8 @@ void thread_states_fields(States& s, Visit&& visit) {  // and the totals and the
   visit("gil", s.gil);
   visit("threads_not_kept", s.threads_not_kept);
   visit("cost_ns", s.cost_ns);
+  visit("coverage_why", s.coverage_why);
+  visit("method", s.method);
 }
 
 json thread_json(const ThreadRecord& t) {
@@ -318,6 +320,7 @@ json thread_states_json(const ThreadStates& s) {
   json out = write_fields(s, [](const ThreadStates& x, auto&& visit) { thread_states_fields(x, visit); });
   out["gil_wait_share"] = s.gil_wait_share();
   out["python_totals"] = times_json(s.python_totals);
+  out["coverage"] = s.coverage ? json(*s.coverage) : json();
   json list = json::array();
   for (const auto& t : s.threads) list.push_back(thread_json(t));
   out["threads"] = list;
@@ -327,6 +330,7 @@ json thread_states_json(const ThreadStates& s) {
 ThreadStates thread_states_from(const FieldReader& f) {
   ThreadStates s = read_fields<ThreadStates>(f, [](ThreadStates& x, auto&& visit) { thread_states_fields(x, visit); });
   s.python_totals = times_from(f.nested("python_totals"));
+  if (f.find("coverage")) s.coverage = f.number("coverage");
   if (const json* list = f.array("threads"))
     for (const auto& t : *list) s.threads.push_back(thread_from(FieldReader(t, "a thread of a run record's \"thread_states\"")));
   return s;
@@ -442,6 +446,7 @@ json to_json(const RunRecord& r) {
     j["bootstrap_cached"] = r.bootstrap_cached;
   }
   if (!r.stopped.empty()) j["stopped"] = r.stopped;
+  if (r.load_avg) j["load_avg"] = *r.load_avg;
   if (!r.stderr_file.empty()) j["stderr_file"] = r.stderr_file;
   if (r.exec_ns) j["exec_ns"] = *r.exec_ns;
   if (r.load_ns) j["load_ns"] = *r.load_ns;
@@ -490,6 +495,7 @@ RunRecord run_from_json(const json& j) {
   r.signal = f.small_integer("signal");
   r.note = f.text("note");
   r.stopped = f.text("stopped");
+  if (f.find("load_avg")) r.load_avg = f.number("load_avg");
   r.stderr_file = f.text("stderr_file");
   r.wall_ns = f.count("wall_ns");
   r.wall_from = f.text("wall_from");
@@ -576,6 +582,7 @@ ExperimentInfo experiment_info(const json& document) {
   ex.baseline = f.text("baseline");
   if (auto repeat = f.maybe_integer("repeat")) ex.repeat = static_cast<int>(*repeat);
   ex.warmup = f.small_integer("warmup");
+  if (f.find("precision")) ex.precision = f.number("precision");
   ex.params = f.any("params", json::object());
   if (const json* article = f.find("article"); article && article->is_object())
     for (const auto& [k, v] : article->items()) ex.article.emplace_back(k, v);

@@ -74,6 +74,15 @@ struct ThreadStates {
   int threads_not_kept = 0;
   ThreadTimes python_totals;  // across the threads of the run's Python processes
   std::int64_t cost_ns = 0;   // what reading the threads cost the sampler
+  // The share of the process tree's CPU time (the kernel's per-process cumulative counts, which include
+  // threads that have ended) that the threads seen account for; nullopt where it was not measured (an
+  // older file). Below kMinCoverage the GIL wait is unknown, and `coverage_why` says why so little was seen.
+  std::optional<double> coverage;
+  std::string coverage_why;  // "1,560 threads lived between two readings", "" when nothing was missed
+  static constexpr double kMinCoverage = 0.9;
+  // How the states were taken: "sampled" (/proc at each tick) or "exact" (the kernel's switch and system
+  // call events); "" in older files, which were sampled.
+  std::string method = "sampled";
 
   // Time waiting for the GIL / time the Python threads lived: the headline figure.
   double gil_wait_share() const { return python_totals.share(ThreadState::gil); }
