@@ -101,12 +101,13 @@ def perf_events(path):
 class Timeline:
     """Every thread's states from perf's events: per tid, [(start_ns, state)] and its end."""
 
-    def __init__(self, events, windows):
-        self.windows = windows
+    def __init__(self, events):
         self.segments = {}   # tid -> [(t, state)]
         self.forked = {}     # tid -> t
         self.ended = {}      # tid -> t
         self.call = {}       # tid -> (nr, a0, a1) while in a system call
+        self.parent = {}     # tid -> the thread that forked it
+        self.first_futex = {}  # tid -> the word of its first futex wait
         for t, tid, event, text in sorted(events, key=lambda e: e[0]):
             self._take(t, tid, event, text)
 
@@ -123,7 +124,10 @@ class Timeline:
         if event == "raw_syscalls:sys_enter":
             m = ENTER.match(text)
             if m:
-                self.call[tid] = (int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16))
+                call = (int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16))
+                self.call[tid] = call
+                if call[0] == SYS_FUTEX and (call[2] & ~(128 | 256)) in FUTEX_WAITS:
+                    self.first_futex.setdefault(tid, call[1])
         elif event == "raw_syscalls:sys_exit":
             self.call.pop(tid, None)
         elif event == "sched:sched_switch":
@@ -136,25 +140,26 @@ class Timeline:
             elif prev_state.startswith("R"):
                 self._set(prev, t, "runqueue")
             else:
-                self._set(prev, t, "blocked:" + classify_blocked(self.call.get(prev), self.windows))
+                self._set(prev, t, ("blocked", self.call.get(prev)))
             self._set(nxt, t, "cpu")
         elif event in ("sched:sched_wakeup", "sched:sched_wakeup_new"):
             m = WAKE.search(text)
             if m:
                 woken = int(m.group(1))
                 state = self._state(woken)
-                if state is None or state.startswith("blocked:"):
+                if state is None or state[0] == "blocked":
                     self._set(woken, t, "runqueue")
         elif event == "sched:sched_process_fork":
             m = FORK.search(text)
             if m:
                 child = int(m.group(1))
+                self.parent[child] = int(WAKE.search(text).group(1))
                 self.forked[child] = t
                 self._set(child, t, "runqueue")
         elif event == "sched:sched_process_exit":
             self.ended[tid] = t
 
-    def shares(self, tid, a, b):
+    def shares(self, tid, a, b, windows):
         """ns per state of `tid` in [a, b), and the ns whose state perf did not say."""
         times = dict.fromkeys(STATES, 0)
         seg = self.segments.get(tid, [])
@@ -167,7 +172,7 @@ class Timeline:
             lo, hi = max(s, a), min(e, b)
             if hi <= lo or state == "dead":
                 continue
-            name = state.split(":", 1)[-1]
+            name = classify_blocked(state[1], windows) if state[0] == "blocked" else state
             times[name] += hi - lo
             known += hi - lo
         return times, (b - a) - known
@@ -186,12 +191,22 @@ def runs_of(path):
                 yield rec
 
 
-def windows_of(runs):
-    out = set()
-    for rec in runs:
-        for w in rec["thread_states"].get("gil_windows") or []:
-            out.add((int(w[0]), int(w[1])))
-    return sorted(out)
+def windows_of(rec, perf):
+    """The GIL's futex words in `rec`'s process: as the record says (`gil_windows`), or, in a file from
+    before it said, found in perf's record as the runner finds them: its first helper thread (left out of
+    the record) blocks in the GIL's condition variable; the window around that word is the runner's."""
+    if "gil_windows" in rec["thread_states"]:
+        return [(int(lo), int(hi)) for lo, hi in rec["thread_states"]["gil_windows"]]
+    if rec["thread_states"].get("gil") != "located" or not rec["thread_states"]["threads"]:
+        return []
+    root = rec["thread_states"]["threads"][0]["pid"]
+    seen = {t["tid"] for t in rec["thread_states"]["threads"]}
+    helpers = sorted((perf.forked[t], t) for t, p in perf.parent.items() if p == root and t not in seen and t in perf.forked)
+    for _, tid in helpers:
+        if tid in perf.first_futex:
+            word = perf.first_futex[tid]
+            return [(word - 96, word + 160)]
+    return []
 
 
 def timeline_ns(thread):
@@ -218,12 +233,13 @@ def compare_run(rec, perf, min_life_ns):
     # A thread's start in the record is its first reading less the CPU and run-queue time it had by then:
     # late by whatever it spent blocked before it was first seen, never early. The latest is the truest.
     offset = max(offsets)
+    windows = windows_of(rec, perf)
     rows = []
     for t in ts["threads"]:
         if t["tid"] == t["pid"] or not t.get("python") or t["end_ns"] - t["start_ns"] < min_life_ns:
             continue
         a, b = t["start_ns"] + offset, t["end_ns"] + offset
-        kernel, unknown = perf.shares(t["tid"], a, b)
+        kernel, unknown = perf.shares(t["tid"], a, b, windows)
         if unknown > 0.05 * (b - a):
             continue  # perf did not see this thread for most of the window
         gh = t["ns"]
@@ -236,7 +252,8 @@ def compare_run(rec, perf, min_life_ns):
             "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
         })
     spread = (statistics.median(offsets) - min(offsets)) / 1e6
-    return rows, f"start offsets: median {spread:.2f} ms after the earliest, of {len(offsets)} threads"
+    return rows, (f"GIL at {', '.join(f'{lo:#x}' for lo, _ in windows) or 'none'}; start offsets: median "
+                  f"{spread:.2f} ms after the earliest, of {len(offsets)} threads")
 
 
 # ---- running ----
@@ -269,7 +286,7 @@ def run_workload(args, name, work):
         rec.send_signal(signal.SIGINT)
         rec.wait()
     runs = list(runs_of(results))
-    perf = Timeline(perf_events(sched) + perf_events(sysd), windows_of(runs))
+    perf = Timeline(perf_events(sched) + perf_events(sysd))
     for path in (sched, sysd):
         if not args.keep:
             os.unlink(path)
