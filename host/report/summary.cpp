@@ -135,8 +135,24 @@ std::vector<std::string> leftover_notes(const Summary& s) {
   return out;
 }
 
+std::string runs_text(std::size_t n) { return "n=" + std::to_string(n); }
+
+std::string wall_cell_text(const Cell& cell) {
+  if (cell.wall.n == 0) return "-";
+  return seconds_figure(cell.wall) + " " + runs_text(cell.wall.n) + (cell.stability.unstable() ? " !" : "");
+}
+
+std::vector<std::string> unstable_notes(const Summary& s) {
+  std::vector<std::string> out;
+  for (const auto& c : s.cases)
+    for (const auto& i : s.interpreters)
+      if (const Cell* cell = s.cell(c, i); cell && cell->stability.unstable())
+        out.push_back(c + " @ " + i + " !: " + cell->stability.why);
+  return out;
+}
+
 Summary summarize(const std::vector<RunRecord>& all_runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
-                  const std::map<std::string, std::string>& show) {
+                  const std::map<std::string, std::string>& show, const ExperimentInfo& experiment) {
   Summary s;
   s.baseline = baseline;
   s.skips = skips;
@@ -204,6 +220,10 @@ Summary summarize(const std::vector<RunRecord>& all_runs, const std::vector<Skip
       }
     }
     cell.wall_s = compute_stats(wall);
+    cell.wall = median_estimate(wall);
+    cell.cpu_wall = median_estimate(cpw);
+    cell.stability = assess_stability(cell.runs);
+    cell.precision = cell_precision(cell.wall, cell.runs, experiment);
     cell.cpu_per_wall = compute_stats(cpw);
     cell.init_s = compute_stats(init);
     cell.voluntary_switches = compute_stats(vol);
@@ -225,7 +245,11 @@ Summary summarize(const std::vector<RunRecord>& all_runs, const std::vector<Skip
       const Cell* b = s.cell(base_case, cell.interpreter);
       if (!b || base_case.empty()) continue;
       const auto ratios = paired_wall_ratios(cell.runs, b->runs);
-      if (!ratios.empty()) cell.ratio = compute_stats(ratios);
+      if (ratios.empty()) continue;
+      cell.ratio = compute_stats(ratios);
+      std::vector<std::pair<double, double>> pairs;
+      for (double r : ratios) pairs.emplace_back(r, 1.0);
+      cell.ratio_estimate = paired_ratio_estimate(pairs);
     }
   }
   return s;
