@@ -63,7 +63,8 @@ void judge(CompareRow& row, const std::vector<double>& a, const std::vector<doub
     row.verdict = Verdict::no_runs;
     return;
   }
-  const double factor = std::max(row.ratio.value, 1 / row.ratio.value);
+  const double point = row.ratio.estimate.n > 0 ? row.ratio.estimate.point : row.ratio.value;
+  const double factor = std::max(point, 1 / point);
   row.beyond_threshold = factor > 1 + options.threshold_pct / 100;
   row.noisy = row.ratio.straddles_one();
   // The test and the ratio's interval agree (the interval inverts the same rank test, Mann-Whitney unpaired,
@@ -193,8 +194,9 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
     const std::vector<double> wa = wall_seconds(sa.runs[k]), wb = wall_seconds(sb.runs[k]);
     row.wall_a = compute_stats(wa);
     row.wall_b = compute_stats(wb);
-    // Two sessions share no round: their runs do not pair, whatever their repeat indices say.
-    row.ratio = c.different_sessions() ? unpaired_wall_ratio(sb.runs[k], sa.runs[k]) : wall_ratio(sb.runs[k], sa.runs[k]);
+    // Two files' runs were not made side by side, whatever their repeat indices say: unpaired, the interval
+    // of the same Mann-Whitney test that gives p.
+    row.ratio = unpaired_wall_ratio(sb.runs[k], sa.runs[k]);
     judge(row, wa, wb, options);
     row.gil_a = median_gil_wait(sa.runs[k]);
     row.gil_b = median_gil_wait(sb.runs[k]);
@@ -275,10 +277,10 @@ std::string header_lines(const Comparison& c, const std::string& bullet) {
 
 std::string explanation(const Comparison& c) {
   return fmt::format(
-      "B / A of the wall time per cell (matched by {}): the median of the ratios of runs paired by repeat index "
-      "± their MAD (the ratio of the medians where none pair); p: the Mann-Whitney U test of A's wall times "
-      "against B's. A cell has changed (!) only when the factor is beyond {:g}% and p < {:g}; {} runs a side "
-      "are the fewest that can reach p < {:g}",
+      "B / A of the wall time per cell (matched by {}): the two-sample Hodges-Lehmann ratio with its 95 % "
+      "interval (Mann-Whitney, inverted), n the smaller side's runs; p: the Mann-Whitney U test of A's wall times "
+      "against B's. A cell has changed (!) only when the factor is beyond {:g}%, p < {:g} and the interval "
+      "excludes 1; {} runs a side are the fewest that can reach p < {:g}",
       c.options.by, c.options.threshold_pct, c.options.alpha, runs_needed_per_side(c.options.alpha), c.options.alpha);
 }
 
