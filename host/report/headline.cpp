@@ -70,15 +70,15 @@ std::optional<Estimate> view_estimate(const Summary& sum, const ViewSpec& v, con
   return r.valid() ? std::optional<Estimate>(r.estimate) : std::nullopt;
 }
 
-// "12.5 % (11.8–13.1) n=5": a value with its interval in the point's precision.
+// "12.5 % (11.8–13.1) n=5": a value with its interval, each bound as the point is written.
 std::string value_text(const Estimate& e, const std::string& unit, bool whole_percent) {
-  std::string point = whole_percent ? percent_text(e.point / 100) : headline_number(e.point, unit);
-  if (e.interval) {
-    const double a = std::abs(e.point);
-    const int decimals = whole_percent || a >= 100 ? 0 : a >= 10 ? 1 : 2;
-    point += " " + interval_suffix(e, decimals);
-  }
-  return point + " " + runs_text(e.n);
+  auto number = [&](double x) {
+    if (whole_percent || std::abs(x) >= 100) return fmt::format("{:.0f}", x);
+    return unit == "x" ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
+  };
+  std::string text = whole_percent ? percent_text(e.point / 100) : headline_number(e.point, unit);
+  if (e.interval) text += " (" + number(e.interval->lo) + "–" + number(e.interval->hi) + ")";
+  return text + " " + runs_text(e.n);
 }
 
 std::string how_text(const ViewSpec& v) {
