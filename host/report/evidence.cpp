@@ -42,11 +42,12 @@ std::string ratio_figure(const Estimate& r) {
   return fmt::format("{:.2f}x", r.point) + (range.empty() ? "" : " " + range);
 }
 
-std::string ratio_cell(const Estimate& r) {
+std::string ratio_cell(const Estimate& r, bool with_n) {
   if (r.n == 0) return "-";
   if (ratio_direction(r) != Direction::no_difference) return ratio_figure(r);
-  if (!r.interval) return fmt::format("no difference (n={})", r.n);
-  return fmt::format("no difference ({:.2f}–{:.2f}, n={})", r.interval->lo, r.interval->hi, r.n);
+  const std::string n = with_n ? fmt::format(" n={}", r.n) : "";
+  if (!r.interval) return "no diff." + n;
+  return fmt::format("no diff. ({:.2f}–{:.2f})", r.interval->lo, r.interval->hi) + n;
 }
 
 std::string seconds_figure(const Estimate& s) {
@@ -142,7 +143,7 @@ Stability assess_stability(const std::vector<RunRecord>& runs) {
   const Estimate wall = median_estimate(times);
   const Stats st = compute_stats(times);
   if (wall.interval && wall.point > 0) {
-    out.spread = std::max(wall.interval->hi - wall.point, wall.point - wall.interval->lo) / wall.point;
+    out.spread = (wall.interval->hi - wall.interval->lo) / 2 / wall.point;
     out.wide = out.spread > stability::kWideSpread;
   }
   find_outliers(sorted, st, out);

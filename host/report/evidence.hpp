@@ -22,9 +22,9 @@ std::string no_difference_why(const Estimate& ratio);
 
 // "1.83x (1.70–1.95)", "1.83x" without an interval: the figure and its interval, nothing claimed.
 std::string ratio_figure(const Estimate& ratio);
-// A ratio as a table cell: "1.83x (1.70–1.95)" where its direction holds, "no difference (0.9–2.6, n=3)" or
-// "no difference (n=1)" where it does not.
-std::string ratio_cell(const Estimate& ratio);
+// A ratio as a table cell: "1.83x (1.70–1.95)" where its direction holds, "no diff. (0.90–2.60) n=3" or
+// "no diff. n=1" where it does not; without the n where the table has a runs column (`with_n` false).
+std::string ratio_cell(const Estimate& ratio, bool with_n = true);
 
 // "0.312 s (0.30–0.33)": a time in seconds (format_seconds) with its interval; "0.312 s" without one.
 std::string seconds_figure(const Estimate& seconds);
@@ -46,7 +46,7 @@ constexpr double kModeGapSpread = 2.0;      // ...and this many times the wider 
 
 struct Stability {
   bool wide = false, outliers = false, two_modes = false;
-  double spread = 0;                 // the interval's larger half-width over the median (wide)
+  double spread = 0;                 // half the interval's width over the median (wide)
   std::vector<int> outlier_runs;     // their repeat indices, 1-based as the results file counts rounds
   std::vector<double> outlier_s;     // their times
   std::size_t low_mode = 0, high_mode = 0;  // runs in each mode

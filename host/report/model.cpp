@@ -187,7 +187,8 @@ Table build_details(const Section& s) {
                                    timed ? fmt::format("{:.2f}", cell->cpu_per_wall.median) : "-"};
       if (gil_wait) row.push_back(gil_wait_text(cell->threads));
       row.push_back(format_seconds(cell->init_s.median));
-      row.push_back(cell->ratio_estimate ? ratio_cell(*cell->ratio_estimate) : "-");
+      // The runs column has the n; the baseline case against itself is "base".
+      row.push_back(cell->baseline_case ? "base" : cell->ratio_estimate ? ratio_cell(*cell->ratio_estimate, false) : "-");
       if (vs) row.push_back(vs_baseline_text(s, c, i));
       for (const auto& x : {format_bytes(cell->peak_tree_rss_bytes), format_bytes(cell->max_rss_bytes),
                             std::to_string(cell->peak_threads), std::to_string(cell->peak_processes), gil_text(*cell),

@@ -31,7 +31,7 @@ double ideal_of(std::int64_t n, std::int64_t n0, int cores) {
 }
 
 // A speedup says so only where its interval excludes 1 (report/evidence): "1.85x (1.80–1.90) · 93%", else
-// "no difference (0.9–1.1, n=3)". The smallest N against itself is "1.00x".
+// "no diff. (0.90–1.10) n=3". The smallest N against itself is "1.00x".
 std::string point_text(const ScalingPoint& p, std::int64_t n0) {
   if (!p.speedup.valid()) return "-";
   if (p.n == n0) return "1.00x";
@@ -61,8 +61,8 @@ std::string scaling_caption(const Scaling& s) {
   const std::string n0 = s.key + "=" + std::to_string(s.counts.front());
   const std::string ideal = s.cores > 0 ? fmt::format("min(N, {0}) / min({1}, {0}) with the machine's {0} cores", s.cores, s.counts.front())
                                         : fmt::format("N / {} (the core count is unknown)", s.counts.front());
-  return "speedup: wall(" + n0 + ") / wall(N) on the same build, paired by round (Hodges-Lehmann, its interval; \"no difference\" "
-         "where it holds 1 or there is no 95 % one); efficiency: speedup / ideal, ideal = " + ideal + ".";
+  return "speedup: wall(" + n0 + ") / wall(N) on the same build, paired by round (Hodges-Lehmann, its interval; \"no diff.\": no "
+         "measurable difference, it holds 1 or is no 95 % one); efficiency: speedup / ideal, ideal = " + ideal + ".";
 }
 
 std::vector<Scaling> build_scaling(const Summary& summary, const std::vector<CaseInfo>& cases, int cores) {

@@ -244,6 +244,7 @@ Summary summarize(const std::vector<RunRecord>& all_runs, const std::vector<Skip
     for (auto& [key, cell] : s.cells) {
       const Cell* b = s.cell(base_case, cell.interpreter);
       if (!b || base_case.empty()) continue;
+      cell.baseline_case = cell.case_name == base_case;
       const auto ratios = paired_wall_ratios(cell.runs, b->runs);
       if (ratios.empty()) continue;
       cell.ratio = compute_stats(ratios);

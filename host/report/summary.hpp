@@ -25,6 +25,7 @@ struct Cell {
   Estimate wall;
   Estimate cpu_wall;
   std::optional<Estimate> ratio_estimate;
+  bool baseline_case = false;  // the experiment's baseline case itself: its ratio is 1 by definition
   Stability stability;        // spread, outliers, two modes (report/evidence)
   CellPrecision precision;    // how near the wall median came to the experiment's target
   Stats cpu_per_wall;

@@ -81,8 +81,8 @@ std::string section_text(const Section& s, const TextOptions& o) {
     out += fmt::format("{} · {} cores · {} · effective parallelism = CPU / wall (at most {} here)\n", m.cpu_model, m.cores,
                        m.kernel, m.cores);
   }
-  out += "each cell: median case time (host clock, the call alone) (its 95 % interval; the range below 6 runs) n=runs,\n"
-         "! unstable (why below), the case's result, ✓/✗ expectations\n\n";
+  out += "each cell: median case time (host clock, the call alone), its interval (95 %; the range below 6 runs), "
+         "n=runs, ! unstable (why below), the case's result, ✓/✗ expectations\n\n";
   out += blocks_text(grid_blocks(s.grid, o.width), o.width);
   out += failures_text(s.failed_cells);
 
@@ -90,8 +90,8 @@ std::string section_text(const Section& s, const TextOptions& o) {
     out += "\n" + render_text_table(s.details_table, o.width);
     if (!s.summary.baseline.empty())
       out += "ratio: wall / wall of '" + s.summary.baseline +
-             "' on the same build, paired by round (Hodges-Lehmann, its interval; \"no difference\" where the 95 % "
-             "interval holds 1 or there is none)\n";
+             "' on the same build, paired by round (Hodges-Lehmann, its interval; \"no diff.\": no measurable "
+             "difference, the 95 % interval holds 1 or there is none)\n";
   }
   for (const auto& sc : s.scaling)
     out += "\nscaling of " + sc.title() + " (speedup · efficiency)\n" + render_text_table(sc.table, o.width) + scaling_caption(sc) + "\n";

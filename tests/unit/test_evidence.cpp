@@ -86,18 +86,18 @@ TEST_CASE("evidence: a ratio's direction only where its 95 % interval excludes 1
   // One pair: no interval, no direction, however large.
   const Estimate one = paired_ratio_estimate({{183, 100}});
   CHECK(ratio_direction(one) == Direction::no_difference);
-  CHECK(ratio_cell(one) == "no difference (n=1)");
+  CHECK(ratio_cell(one) == "no diff. n=1");
   // Three pairs all 1.8x: the range, at 75 % only.
   const Estimate three = paired_ratio_estimate({{180, 100}, {181, 100}, {185, 100}});
   CHECK(ratio_direction(three) == Direction::no_difference);
-  CHECK_THAT(ratio_cell(three), Contains("no difference (1.80–1.85, n=3)"));
+  CHECK_THAT(ratio_cell(three), Contains("no diff. (1.80–1.85) n=3"));
   CHECK_THAT(no_difference_why(three), Contains("no 95 % interval below 6 runs"));
   // Eight pairs that straddle 1: a 95 % interval that holds 1.
   const Estimate straddles = paired_ratio_estimate({{90, 100}, {110, 100}, {95, 100}, {105, 100}, {99, 100}, {102, 100}, {97, 100}, {104, 100}});
   REQUIRE(straddles.interval);
   CHECK(straddles.interval->at_95());
   CHECK(ratio_direction(straddles) == Direction::no_difference);
-  CHECK_THAT(ratio_cell(straddles), Contains("no difference"));
+  CHECK_THAT(ratio_cell(straddles), Contains("no diff."));
   // Six pairs all above 1: a direction.
   const Estimate up = paired_ratio_estimate({{180, 100}, {181, 100}, {185, 100}, {179, 100}, {182, 100}, {184, 100}});
   CHECK(ratio_direction(up) == Direction::higher);
@@ -125,9 +125,9 @@ TEST_CASE("evidence: a headline ratio of one run is not a speedup", "[evidence][
   const Headline& h = m.sections.at(0).headlines.at(0);
   REQUIRE(h.values.size() == 1);
   CHECK_FALSE(h.values[0].supported);
-  CHECK(h.values[0].text == "no difference (n=1)");
+  CHECK(h.values[0].text == "no diff. n=1");
   const std::string text = render_text(m, TextOptions{});
-  CHECK_THAT(text, Contains("no difference (n=1)"));
+  CHECK_THAT(text, Contains("no diff. n=1"));
   CHECK_THAT(text, !Contains("1.83x"));
   const json view = summary_json(m)["experiments"][0]["views"][0]["values"][0];
   CHECK(view["n"] == 1);
