@@ -19,7 +19,7 @@ std::string gil_unknown_reason(const ThreadStates& ts) {
   if (ts.gil == "none") return "";
   // A thread of a process whose GIL was not located, waiting on a futex: a GIL wait or a lock wait, unknown.
   for (const ThreadRecord& t : ts.threads)
-    if (t.python && !t.gil_located && (t.times.share(ThreadState::lock) > 0 || t.times.share(ThreadState::gil) > 0))
+    if (t.python && !t.gil_located && t.times[ThreadState::lock] > 0)
       return fmt::format("the GIL of process {} ({}) was not located, and its threads waited on locks", t.pid, t.name);
   return "";
 }
