@@ -171,7 +171,7 @@ TEST_CASE("evidence: an unstable cell is marked with its reason", "[evidence]") 
     CHECK_FALSE(m.sections[0].summary.cell("seq", "3.12")->stability.unstable());
     const std::string text = render_text(m, TextOptions{});
     CHECK_THAT(text, Contains("unstable cells (!)"));
-    CHECK_THAT(text, Contains("threads @ 3.12 !: outlier run #5"));
+    CHECK_THAT(text, Contains("threads @ 3.12 !: ") && Contains("; outlier run #5 (160 ms) against a median of 100 ms"));
     const json j = summary_json(m)["experiments"][0]["cells"][1]["stability"];
     CHECK(j["unstable"] == true);
     CHECK(j["outlier_runs"] == json::array({5}));
