@@ -36,10 +36,15 @@ std::string interval_suffix(const Estimate& e, int decimals) {
   return fmt::format("({:.{}f}–{:.{}f})", e.interval->lo, decimals, e.interval->hi, decimals);
 }
 
+namespace {
+// A ratio to two decimals, or two significant digits below 0.1 (a case 5,000 times faster is not "0.00").
+std::string ratio_number(double x) { return std::fabs(x) >= 0.095 ? fmt::format("{:.2f}", x) : fmt::format("{:.2g}", x); }
+std::string ratio_range(const Interval& i) { return "(" + ratio_number(i.lo) + "–" + ratio_number(i.hi) + ")"; }
+}  // namespace
+
 std::string ratio_figure(const Estimate& r) {
   if (r.n == 0) return "-";
-  const std::string range = interval_suffix(r, 2);
-  return fmt::format("{:.2f}x", r.point) + (range.empty() ? "" : " " + range);
+  return ratio_number(r.point) + "x" + (r.interval ? " " + ratio_range(*r.interval) : "");
 }
 
 std::string ratio_cell(const Estimate& r, bool with_n) {
@@ -47,7 +52,7 @@ std::string ratio_cell(const Estimate& r, bool with_n) {
   if (ratio_direction(r) != Direction::no_difference) return ratio_figure(r);
   const std::string n = with_n ? fmt::format(" n={}", r.n) : "";
   if (!r.interval) return "no diff." + n;
-  return fmt::format("no diff. ({:.2f}–{:.2f})", r.interval->lo, r.interval->hi) + n;
+  return "no diff. " + ratio_range(*r.interval) + n;
 }
 
 std::string seconds_figure(const Estimate& s) {
