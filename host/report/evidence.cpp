@@ -62,9 +62,12 @@ std::string seconds_figure(const Estimate& s) {
   // The interval in the point's unit and to its number of decimals: "312 ms (300–330)".
   const double a = std::fabs(s.point);
   const double scale = a >= 1.0 ? 1 : a >= 1e-3 ? 1e3 : 1e6;
-  const double shown = a * scale;
-  const int decimals = shown >= 100 ? 0 : shown >= 10 ? 1 : 2;
-  return point + fmt::format(" ({:.{}f}–{:.{}f})", s.interval->lo * scale, decimals, s.interval->hi * scale, decimals);
+  // Each bound to three significant digits, as the point: "83.4 ms (77.4–138)".
+  auto bound = [&](double x) {
+    const double shown = std::fabs(x * scale);
+    return fmt::format("{:.{}f}", x * scale, shown >= 100 ? 0 : shown >= 10 ? 1 : 2);
+  };
+  return point + " (" + bound(s.interval->lo) + "–" + bound(s.interval->hi) + ")";
 }
 
 namespace {

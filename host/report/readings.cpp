@@ -36,7 +36,7 @@ std::vector<Reading> cell_readings(const ThreadShares& s, double cpu_per_wall) {
   if (s.python_threads < reading::kMinThreads) return out;
   const std::optional<Interval> gil = s.gil_wait_estimate ? s.gil_wait_estimate->interval : std::nullopt;
   auto add = [&](ReadingRule rule, std::string text) {
-    const bool on_gil = rule == ReadingRule::gil_serialised || rule == ReadingRule::parallel;
+    const bool on_gil = (rule == ReadingRule::gil_serialised || rule == ReadingRule::parallel) && !s.no_gil;
     Reading r{"", "", rule, std::move(text), static_cast<std::size_t>(s.runs), on_gil ? gil : std::nullopt};
     r.text += r.interval ? fmt::format(" (n={}; GIL wait {:.0f}–{:.0f} %)", r.n, 100 * r.interval->lo, 100 * r.interval->hi)
                          : fmt::format(" (n={})", r.n);

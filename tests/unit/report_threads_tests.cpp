@@ -319,12 +319,12 @@ TEST_CASE("readings of the thread-states fixture: the GIL build serialised, the 
   for (const auto& r : s.readings) lines.push_back(r.case_name + " @ " + r.build + ": " + r.text);
   CHECK(lines == std::vector<std::string>{
                      "spin[threads=2] @ 3.13.0: 2 threads waited for the GIL 50 % of their time (31 % of all the Python threads' time): "
-                     "the GIL serialised them",
-                     "spin[threads=2] @ 3.14.7t: threads ran in parallel: 61 % on CPU, no GIL",
+                     "the GIL serialised them (n=3; GIL wait 31–31 %)",
+                     "spin[threads=2] @ 3.14.7t: threads ran in parallel: 61 % on CPU, no GIL (n=3)",
                      "spin[threads=4] @ 3.13.0: 4 threads waited for the GIL 75 % of their time (57 % of all the Python threads' time): "
-                     "the GIL serialised them",
-                     "spin[threads=4] @ 3.14.7t: threads ran in parallel: 45 % on CPU, no GIL",
-                     "spin[threads=4] @ 3.14.7t: threads waited for a core 37 % of their time: more runnable threads than cores"});
+                     "the GIL serialised them (n=3; GIL wait 57–57 %)",
+                     "spin[threads=4] @ 3.14.7t: threads ran in parallel: 45 % on CPU, no GIL (n=3)",
+                     "spin[threads=4] @ 3.14.7t: threads waited for a core 37 % of their time: more runnable threads than cores (n=3)"});
 }
 
 TEST_CASE("compare: both cells' GIL wait share and the change in points", "[report][compare][threads]") {
@@ -376,7 +376,7 @@ TEST_CASE("views: kind = gil_wait shows the GIL wait share per build", "[report]
   CHECK(h.unit == "%");
   REQUIRE(h.values.size() == 3);
   CHECK(*h.values[0].value == Approx(74));
-  CHECK(h.values[0].text == "74 %");
+  CHECK(h.values[0].text == "74 % n=1");
   CHECK(*h.values[1].value == Approx(0));
   CHECK_FALSE(h.values[2].value);  // no thread states
   CHECK(h.values[2].text == "-");
@@ -386,7 +386,7 @@ TEST_CASE("views: kind = gil_wait shows the GIL wait share per build", "[report]
   // As the details' column shows it: whole percentages (the fixture's 3.13.0 share is 0.569).
   const Headline& fixture_view = threads_fixture().sections[0].headlines.back();
   CHECK(fixture_view.spec.kind == ViewKind::gil_wait);
-  CHECK(fixture_view.values[0].text == "57 %");
+  CHECK(fixture_view.values[0].text == "57 % (57–57) n=3");
 
   // Recorded in the meta record and read back as the same kind.
   MetaRecord meta;
