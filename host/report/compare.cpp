@@ -63,12 +63,18 @@ void judge(CompareRow& row, const std::vector<double>& a, const std::vector<doub
     row.verdict = Verdict::no_runs;
     return;
   }
-  const double factor = std::max(row.ratio.value, 1 / row.ratio.value);
+  const double point = row.ratio.estimate.n > 0 ? row.ratio.estimate.point : row.ratio.value;
+  const double factor = std::max(point, 1 / point);
   row.beyond_threshold = factor > 1 + options.threshold_pct / 100;
   row.noisy = row.ratio.straddles_one();
-  const bool significant = row.test.p_value < options.alpha;
-  if (significant) row.verdict = row.beyond_threshold ? Verdict::changed : Verdict::within_threshold;
-  else row.verdict = row.smallest_p >= options.alpha ? Verdict::too_few_runs : Verdict::no_change;
+  // The test and the ratio's interval agree (the interval inverts the same rank test, Mann-Whitney unpaired,
+  // signed-rank paired): a change needs both, and a ratio with no 95 % interval is too few runs to tell.
+  const Estimate& e = row.ratio.estimate;
+  const bool has_95 = e.interval && e.interval->at_95();
+  const bool significant = row.test.p_value < options.alpha && (!has_95 || e.excludes(1.0));
+  if (row.smallest_p >= options.alpha || (row.ratio.paired && !has_95)) row.verdict = Verdict::too_few_runs;
+  else if (significant) row.verdict = row.beyond_threshold ? Verdict::changed : Verdict::within_threshold;
+  else row.verdict = Verdict::no_change;
 }
 
 // Each metric either side's runs report, side by side.
@@ -188,7 +194,9 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
     const std::vector<double> wa = wall_seconds(sa.runs[k]), wb = wall_seconds(sb.runs[k]);
     row.wall_a = compute_stats(wa);
     row.wall_b = compute_stats(wb);
-    row.ratio = wall_ratio(sb.runs[k], sa.runs[k]);
+    // Two files' runs were not made side by side, whatever their repeat indices say: unpaired, the interval
+    // of the same Mann-Whitney test that gives p.
+    row.ratio = unpaired_wall_ratio(sb.runs[k], sa.runs[k]);
     judge(row, wa, wb, options);
     row.gil_a = median_gil_wait(sa.runs[k]);
     row.gil_b = median_gil_wait(sb.runs[k]);
@@ -201,14 +209,20 @@ Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<Res
   return c;
 }
 
+namespace {
+constexpr int kPairsFor95 = 6;  // report/interval: below 6 pairs no signed-rank interval reaches 95 %
+}  // namespace
+
 std::string verdict_text(const CompareRow& r, const CompareOptions& options) {
   switch (r.verdict) {
     case Verdict::changed: return r.noisy ? "! changed (some pairs disagree)" : "! changed";
     case Verdict::within_threshold: return fmt::format("significant, within {:g}%", options.threshold_pct);
     case Verdict::no_change: return "no significant change";
     case Verdict::too_few_runs: {
-      const int needed = runs_needed_per_side(options.alpha);
       const auto na = r.wall_a.n, nb = r.wall_b.n;
+      if (r.ratio.paired)  // the signed-rank interval reaches 95 % from 6 pairs
+        return fmt::format("too few runs to tell ({} pairs; {}+ needed)", r.ratio.estimate.n, kPairsFor95);
+      const int needed = runs_needed_per_side(options.alpha);
       return na == nb ? fmt::format("too few runs to tell ({} a side; {}+ needed)", na, needed)
                       : fmt::format("too few runs to tell ({} and {}; {}+ a side needed)", na, nb, needed);
     }
@@ -263,10 +277,10 @@ std::string header_lines(const Comparison& c, const std::string& bullet) {
 
 std::string explanation(const Comparison& c) {
   return fmt::format(
-      "B / A of the wall time per cell (matched by {}): the median of the ratios of runs paired by repeat index "
-      "± their MAD (the ratio of the medians where none pair); p: the Mann-Whitney U test of A's wall times "
-      "against B's. A cell has changed (!) only when the factor is beyond {:g}% and p < {:g}; {} runs a side "
-      "are the fewest that can reach p < {:g}",
+      "B / A of the wall time per cell (matched by {}): the two-sample Hodges-Lehmann ratio with its 95 % "
+      "interval (Mann-Whitney, inverted), n the smaller side's runs; p: the Mann-Whitney U test of A's wall times "
+      "against B's. A cell has changed (!) only when the factor is beyond {:g}%, p < {:g} and the interval "
+      "excludes 1; {} runs a side are the fewest that can reach p < {:g}",
       c.options.by, c.options.threshold_pct, c.options.alpha, runs_needed_per_side(c.options.alpha), c.options.alpha);
 }
 

@@ -16,9 +16,42 @@ using nlohmann::json;
 
 namespace {
 
+// A figure's n and interval: "ci95": [lo, hi], null where there is no 95 % interval; then "ci" gives the
+// interval there is with the level it reaches (n = 3: the range, 0.75), null for one run.
+void add_interval(json& j, const Estimate& e) {
+  j["n"] = e.n;
+  j["ci95"] = e.interval && e.interval->at_95() ? json::array({e.interval->lo, e.interval->hi}) : json();
+  if (e.interval && !e.interval->at_95()) j["ci"] = {{"lo", e.interval->lo}, {"hi", e.interval->hi}, {"level", e.interval->level}};
+  else if (!e.interval) j["ci"] = nullptr;
+}
+
+json estimate_json(const Estimate& e) {
+  json j = {{"value", e.point}};
+  add_interval(j, e);
+  return j;
+}
+
 json stats_json(const Stats& s) {
   if (s.n == 0) return nullptr;
   return {{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mad", s.mad}, {"mean", s.mean}, {"stdev", s.stdev}};
+}
+
+// Stats with the median's interval (median_estimate of the same values).
+json stats_json(const Stats& s, const Estimate& median) {
+  json j = stats_json(s);
+  if (!j.is_null()) add_interval(j, median);
+  return j;
+}
+
+json stability_json(const Stability& st) {
+  return {{"unstable", st.unstable()}, {"wide_spread", st.wide}, {"spread", st.spread}, {"outlier_runs", st.outlier_runs},
+          {"two_modes", st.two_modes}, {"load_avg", st.load_avg ? json(*st.load_avg) : json()},
+          {"why", st.why.empty() ? json() : json(st.why)}};
+}
+
+json precision_json(const CellPrecision& p) {
+  return {{"target", p.target ? json(*p.target) : json()}, {"achieved", p.achieved ? json(*p.achieved) : json()},
+          {"stopped_by", p.stopped_by}};
 }
 
 json build_json(const BuildInfo& b) {
@@ -32,16 +65,28 @@ json thread_shares_json(const std::optional<ThreadShares>& shares) {
   if (!shares) return nullptr;
   json median = json::object();
   for (ThreadState st : kThreadStates) median[thread_state_name(st)] = shares->share(st);
+  json gil = shares->gil_wait_estimate ? estimate_json(*shares->gil_wait_estimate) : json();
   return {{"runs", shares->runs}, {"gil_told_apart", shares->gil_told_apart()}, {"no_gil", shares->no_gil},
-          {"python_threads", shares->python_threads}, {"median_share", median}};
+          {"python_threads", shares->python_threads}, {"median_share", median}, {"gil_wait", gil},
+          {"gil_wait_unknown_why", shares->gil_unknown_why.empty() ? json() : json(shares->gil_unknown_why)},
+          {"coverage", shares->coverage ? json(*shares->coverage) : json()}};
+}
+
+// The ratio to the baseline case: the paired ratios' stats, with the Hodges-Lehmann ratio and its interval.
+json ratio_case_json(const Stats& ratios, const Estimate& e) {
+  json j = stats_json(ratios);
+  j["estimate"] = e.point;
+  add_interval(j, e);
+  j["direction"] = direction_name(ratio_direction(e));
+  return j;
 }
 
 json cell_json(const Section& s, const Cell& cell) {
   json j = {{"case", cell.case_name},
             {"interpreter", cell.interpreter},
             {"runs", cell.runs.size()},
-            {"wall_s", stats_json(cell.wall_s)},
-            {"cpu_per_wall", stats_json(cell.cpu_per_wall)},
+            {"wall_s", stats_json(cell.wall_s, cell.wall)},
+            {"cpu_per_wall", stats_json(cell.cpu_per_wall, cell.cpu_wall)},
             {"init_s", stats_json(cell.init_s)},
             {"peak_tree_rss_bytes", cell.peak_tree_rss_bytes},
             {"max_rss_bytes", cell.max_rss_bytes},
@@ -54,17 +99,22 @@ json cell_json(const Section& s, const Cell& cell) {
             {"expectations_ok", cell.expectations_ok()},
             {"runs_failed_expectations", cell.runs_failed_expectations},
             {"failures", cell.failures},
-            {"ratio_to_baseline_case", cell.ratio ? stats_json(*cell.ratio) : json()},
+            {"ratio_to_baseline_case", cell.ratio && cell.ratio_estimate ? ratio_case_json(*cell.ratio, *cell.ratio_estimate) : json()},
             {"gil_enabled", cell.gil_enabled ? json(*cell.gil_enabled) : json()},
             {"gil_forced", cell.gil_forced},
             {"gil_reenabled_by", cell.gil_reenabled_by},
             {"free_threaded", cell.free_threaded},
             {"mode", cell.mode},
             {"gil_wait_share", cell.threads && cell.threads->gil_wait ? json(*cell.threads->gil_wait) : json()},
-            {"thread_states", thread_shares_json(cell.threads)}};
+            {"thread_states", thread_shares_json(cell.threads)},
+            {"stability", stability_json(cell.stability)},
+            {"precision", precision_json(cell.precision)}};
   // The scripts' metrics (gilhost.metric, [case.extract]) over the cell's ok runs.
   json metrics = json::object();
-  for (const auto& name : metric_names(cell.runs)) metrics[name] = stats_json(compute_stats(metric_values(cell.runs, name)));
+  for (const auto& name : metric_names(cell.runs)) {
+    const auto values = metric_values(cell.runs, name);
+    metrics[name] = stats_json(compute_stats(values), median_estimate(values));
+  }
   j["metrics"] = metrics;
   if (!s.baseline_python.empty()) {
     const auto ratio = s.vs_baseline.find({cell.case_name, cell.interpreter});
@@ -90,7 +140,12 @@ json scaling_json(const Scaling& sc) {
 
 json headline_json(const Headline& h) {
   json values = json::array();
-  for (const auto& v : h.values) values.push_back({{"build", v.build}, {"value", v.value ? json(*v.value) : json()}, {"text", v.text}});
+  for (const auto& v : h.values) {
+    json value = {{"build", v.build}, {"value", v.value ? json(*v.value) : json()}, {"text", v.text}, {"supported", v.supported}};
+    if (v.estimate) add_interval(value, *v.estimate);
+    else value.update({{"n", 0}, {"ci95", nullptr}, {"ci", nullptr}});
+    values.push_back(std::move(value));
+  }
   json j = view_to_json(h.spec);
   j.update({{"unit", h.unit}, {"how", h.how}, {"values", values}, {"article", h.spec.article ? json(*h.spec.article) : json()}});
   return j;
@@ -111,7 +166,12 @@ json section_json(const Section& s) {
   for (const auto& sc : s.scaling) scaling.push_back(scaling_json(sc));
   json readings = json::array();
   for (const auto& r : s.readings)
-    readings.push_back({{"case", r.case_name}, {"interpreter", r.build}, {"rule", reading_rule_name(r.rule)}, {"text", r.text}});
+    readings.push_back({{"case", r.case_name}, {"interpreter", r.build}, {"rule", reading_rule_name(r.rule)}, {"text", r.text},
+                        {"n", r.n},
+                        {"ci95", r.interval && r.interval->at_95() ? json::array({r.interval->lo, r.interval->hi}) : json()},
+                        {"ci", r.interval && !r.interval->at_95()
+                                   ? json{{"lo", r.interval->lo}, {"hi", r.interval->hi}, {"level", r.interval->level}}
+                                   : json()}});
   json ex = {{"experiment", s.experiment},
              {"description", s.description},
              {"profile", s.profile()},
@@ -131,6 +191,9 @@ json section_json(const Section& s) {
              {"failures", failures_json(s.failed_cells)}};
   if (!s.baseline_python.empty()) ex.emplace("baseline_python", s.baseline_python);
   if (!s.notes.empty()) ex.emplace("notes", s.notes);
+  ex.emplace("unstable", s.unstable);
+  ex.emplace("precision_notes", s.precision_notes);
+  ex.emplace("precision_target", s.experiment_meta.precision ? json(*s.experiment_meta.precision) : json());
   return ex;
 }
 
@@ -138,8 +201,10 @@ json section_json(const Section& s) {
 
 json to_json(const RatioStat& r) {
   if (!r.valid()) return nullptr;
-  json j = {{"value", r.value}, {"min", r.lo}, {"max", r.hi}, {"pairs", r.pairs}, {"paired", r.paired}};
+  json j = {{"value", r.value}, {"min", r.lo}, {"max", r.hi}, {"pairs", r.pairs}, {"paired", r.paired},
+            {"estimate", r.estimate.point}, {"direction", direction_name(ratio_direction(r.estimate))}};
   if (r.paired) j.emplace("mad", r.mad);
+  add_interval(j, r.estimate);
   return j;
 }
 

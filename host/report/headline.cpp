@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 
+#include "report/evidence.hpp"
 #include "report/metrics.hpp"
 #include "report/ratio.hpp"
 #include "report/stats.hpp"
@@ -13,36 +15,70 @@ namespace gilhost {
 
 namespace {
 
-// The median over a cell's measured ok runs of the number at `key`.
-std::optional<double> median_result(const Cell* cell, const std::string& key) {
-  if (!cell) return std::nullopt;
-  std::vector<double> values;
+// The number at `key` of each measured ok run of a cell, by repeat index (the first of each).
+std::map<int, double> result_by_repeat(const Cell* cell, const std::string& key) {
+  std::map<int, double> out;
+  if (!cell) return out;
   for (const auto& r : cell->runs)
-    if (r.is_ok())
-      if (auto v = result_number(r, key)) values.push_back(*v);
+    if (r.measured_ok())
+      if (auto v = result_number(r, key)) out.emplace(r.repeat, *v);
+  return out;
+}
+
+std::optional<Estimate> median_result(const Cell* cell, const std::string& key) {
+  std::vector<double> values;
+  for (const auto& [repeat, v] : result_by_repeat(cell, key)) values.push_back(v);
   if (values.empty()) return std::nullopt;
-  return median_of(values);
+  return median_estimate(values);
 }
 
-// The cell's GIL wait share as a percentage (what a gil_wait view shows).
-std::optional<double> gil_wait_percent(const Cell* cell) {
-  if (!cell || !cell->threads || !cell->threads->gil_wait) return std::nullopt;
-  return 100 * *cell->threads->gil_wait;
+// The cell's GIL wait share as a percentage (what a gil_wait view shows), unknown where it is.
+std::optional<Estimate> gil_wait_percent(const Cell* cell) {
+  if (!cell || !cell->threads || !cell->threads->gil_wait_estimate) return std::nullopt;
+  Estimate e = *cell->threads->gil_wait_estimate;
+  e.point *= 100;
+  if (e.interval) e.interval = Interval{100 * e.interval->lo, 100 * e.interval->hi, e.interval->level};
+  return e;
 }
 
-std::optional<double> view_value(const Summary& sum, const ViewSpec& v, const std::string& build) {
+// A ratio of a result key: paired by repeat index where both cells have one, else the two samples.
+std::optional<Estimate> key_ratio(const Cell* a, const Cell* b, const std::string& key) {
+  const auto num = result_by_repeat(a, key), den = result_by_repeat(b, key);
+  std::vector<std::pair<double, double>> pairs;
+  for (const auto& [repeat, v] : num)
+    if (auto it = den.find(repeat); it != den.end()) pairs.emplace_back(v, it->second);
+  Estimate e;
+  if (!pairs.empty()) e = paired_ratio_estimate(pairs);
+  if (e.n == 0) {
+    std::vector<double> x, y;
+    for (const auto& [repeat, v] : num) x.push_back(v);
+    for (const auto& [repeat, v] : den) y.push_back(v);
+    e = unpaired_ratio_estimate(x, y);
+  }
+  if (e.n == 0) return std::nullopt;
+  return e;
+}
+
+std::optional<Estimate> view_estimate(const Summary& sum, const ViewSpec& v, const std::string& build) {
   const Cell* a = sum.cell(v.a, build);
   if (v.kind == ViewKind::value) return median_result(a, v.key);
   if (v.kind == ViewKind::gil_wait) return gil_wait_percent(a);
   const Cell* b = sum.cell(v.b, build);
   if (!a || !b) return std::nullopt;
-  if (v.key.empty()) {
-    const RatioStat r = wall_ratio(a->runs, b->runs);
-    return r.valid() ? std::optional<double>(r.value) : std::nullopt;
-  }
-  const auto num = median_result(a, v.key), den = median_result(b, v.key);
-  if (!num || !den || *den == 0) return std::nullopt;
-  return *num / *den;
+  if (!v.key.empty()) return key_ratio(a, b, v.key);
+  const RatioStat r = wall_ratio(a->runs, b->runs);
+  return r.valid() ? std::optional<Estimate>(r.estimate) : std::nullopt;
+}
+
+// "12.5 % (11.8–13.1) n=5": a value with its interval, each bound as the point is written.
+std::string value_text(const Estimate& e, const std::string& unit, bool whole_percent) {
+  auto number = [&](double x) {
+    if (whole_percent || std::abs(x) >= 100) return fmt::format("{:.0f}", x);
+    return unit == "x" ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
+  };
+  std::string text = whole_percent ? percent_text(e.point / 100) : headline_number(e.point, unit);
+  if (e.interval) text += " (" + number(e.interval->lo) + "–" + number(e.interval->hi) + ")";
+  return text + " " + runs_text(e.n);
 }
 
 std::string how_text(const ViewSpec& v) {
@@ -50,8 +86,9 @@ std::string how_text(const ViewSpec& v) {
     return "share of the Python threads' time " + v.a + " spent waiting for the GIL (thread states), median over the measured runs";
   const std::string key = figure_label(v.key);
   if (v.kind == ViewKind::value) return "median of " + key + " in the result of " + v.a + " over the measured runs";
-  if (v.key.empty()) return "case time of " + v.a + " / case time of " + v.b + ", paired by round (median)";
-  return "median " + key + " of " + v.a + " / median " + key + " of " + v.b;
+  if (v.key.empty())
+    return "case time of " + v.a + " / case time of " + v.b + ", paired by round (Hodges-Lehmann, its interval; \"no diff.\": no measurable difference, its 95 % interval holds 1 or there is none)";
+  return key + " of " + v.a + " / " + key + " of " + v.b + ", paired by round (Hodges-Lehmann, its interval)";
 }
 
 }  // namespace
@@ -72,9 +109,18 @@ std::vector<Headline> build_headlines(const Summary& sum, const std::vector<View
     h.how = how_text(v);
     if (v.article) h.article_text = headline_number(*v.article, h.unit);
     for (const auto& build : sum.interpreters) {
-      HeadlineValue hv{build, view_value(sum, v, build), "-"};
-      // A GIL wait share reads as the details' column does: whole percentages.
-      if (hv.value) hv.text = v.kind == ViewKind::gil_wait && h.unit == "%" ? percent_text(*hv.value / 100) : headline_number(*hv.value, h.unit);
+      HeadlineValue hv;
+      hv.build = build;
+      hv.estimate = view_estimate(sum, v, build);
+      hv.text = "-";
+      if (hv.estimate) {
+        hv.value = hv.estimate->point;
+        // A ratio claims a direction only where its interval excludes 1 (report/evidence).
+        hv.supported = v.kind != ViewKind::ratio || ratio_direction(*hv.estimate) != Direction::no_difference;
+        if (v.kind != ViewKind::ratio) hv.text = value_text(*hv.estimate, h.unit, v.kind == ViewKind::gil_wait && h.unit == "%");
+        else if (!hv.supported) hv.text = ratio_cell(*hv.estimate);
+        else hv.text = ratio_figure(*hv.estimate) + " " + runs_text(hv.estimate->n);
+      }
       h.values.push_back(std::move(hv));
     }
     out.push_back(std::move(h));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/view.hpp"
+#include "report/interval.hpp"
 #include "report/summary.hpp"
 #include "report/table.hpp"
 
@@ -14,7 +15,12 @@ namespace gilhost {
 struct HeadlineValue {
   std::string build;
   std::optional<double> value;  // nullopt: the case did not run there, or its result lacks the key
-  std::string text;             // "3.10x", "12.5 %", "-"
+  // The value with its n and interval (report/interval): a ratio's is Hodges-Lehmann (paired by round where
+  // the runs pair), a value's or GIL wait's the median of its runs. nullopt with `value`.
+  std::optional<Estimate> estimate;
+  // A ratio view's value says a direction (its 95 % interval excludes 1); false: "no difference".
+  bool supported = true;
+  std::string text;             // "3.10x (2.9–3.3) n=6", "no difference (0.9–2.6, n=3)", "12.5 % (11–14) n=5", "-"
 };
 
 struct Headline {

@@ -412,6 +412,7 @@ std::string section_html(const Section& s) {
   out += facts_html(s) + summary_html(s);
   out += folded("The views' tables, how each is computed, the metrics", render_views(s, tables), "views-tables");
   out += folded("Details per cell", render_details(s, tables), "details");
+  out += render_evidence(s, tables);  // not folded: what the figures cannot claim stays in view
   if (!s.summary.cases.empty()) {
     if (const std::string chart = parallelism_svg(s); !chart.empty())
       out += folded("Effective parallelism (CPU / wall per case)",

@@ -48,6 +48,53 @@ std::pair<std::size_t, double> signed_rank_interval_rank(std::size_t n) {
   return {c, 1.0 - 2.0 * below[c]};
 }
 
+// P(U <= c - 1) for each c, U the Mann-Whitney statistic of n1 against n2 distinct values under the null
+// (exact).
+std::vector<double> mann_whitney_below(std::size_t n1, std::size_t n2) {
+  const std::size_t m = n1 * n2;
+  // The Gaussian binomial [n1 + n2 choose n1]_q counts the orderings by U. Row i holds [i + j choose i]_q
+  // for each j, from row i - 1 by Pascal's q-rule: [i+j choose i] = [i+j-1 choose i-1] + q^i [i+j-1 choose i].
+  using Poly = std::vector<double>;
+  std::vector<Poly> row(n2 + 1, Poly{1.0});  // i = 0
+  for (std::size_t i = 1; i <= n1; ++i) {
+    std::vector<Poly> next(n2 + 1, Poly{1.0});
+    for (std::size_t j = 1; j <= n2; ++j) {
+      Poly poly(i * j + 1, 0.0);
+      for (std::size_t u = 0; u < row[j].size(); ++u) poly[u] += row[j][u];
+      for (std::size_t u = 0; u < next[j - 1].size(); ++u) poly[u + i] += next[j - 1][u];
+      next[j] = std::move(poly);
+    }
+    row = std::move(next);
+  }
+  const Poly& counts = row[n2];
+  double total = 0;
+  for (double w : counts) total += w;
+  std::vector<double> below(m + 2, 0.0);
+  for (std::size_t u = 1; u <= m + 1; ++u) below[u] = below[u - 1] + counts[u - 1] / total;
+  return below;
+}
+
+// The 1-based rank C of the lower bound among the n1 * n2 differences, and the level it reaches.
+std::pair<std::size_t, double> mann_whitney_interval_rank(std::size_t n1, std::size_t n2) {
+  const std::size_t m = n1 * n2;
+  if (n1 > 50 || n2 > 50) {
+    const double sd = std::sqrt(static_cast<double>(n1 * n2 * (n1 + n2 + 1)) / 12.0);
+    const double c = std::floor(static_cast<double>(m) / 2.0 - 1.959964 * sd);
+    return {static_cast<std::size_t>(std::max(1.0, c)), 0.95};
+  }
+  const std::vector<double> below = mann_whitney_below(n1, n2);
+  std::size_t c = 1;
+  while (c + 1 <= (m + 1) / 2 && below[c + 1] <= kTail) ++c;
+  return {c, 1.0 - 2.0 * below[c]};
+}
+
+std::vector<double> positive_logs(const std::vector<double>& values) {
+  std::vector<double> out;
+  for (double v : values)
+    if (v > 0 && std::isfinite(v)) out.push_back(std::log(v));
+  return out;
+}
+
 }  // namespace
 
 std::optional<double> Estimate::relative_precision() const {
@@ -92,6 +139,24 @@ Estimate paired_ratio_estimate(const std::vector<std::pair<double, double>>& pai
   if (e.n < 2) return e;
   const auto [c, level] = signed_rank_interval_rank(e.n);
   e.interval = Interval{std::exp(walsh[c - 1]), std::exp(walsh[m - c]), level};
+  return e;
+}
+
+Estimate unpaired_ratio_estimate(const std::vector<double>& a, const std::vector<double>& b) {
+  const std::vector<double> la = positive_logs(a), lb = positive_logs(b);
+  Estimate e;
+  e.n = std::min(la.size(), lb.size());
+  if (e.n == 0) return e;
+  std::vector<double> diffs;
+  diffs.reserve(la.size() * lb.size());
+  for (double x : la)
+    for (double y : lb) diffs.push_back(x - y);
+  std::sort(diffs.begin(), diffs.end());
+  const std::size_t m = diffs.size();
+  e.point = std::exp(m % 2 ? diffs[m / 2] : (diffs[m / 2 - 1] + diffs[m / 2]) / 2);
+  if (la.size() + lb.size() < 3) return e;  // one run against one: nothing of the spread
+  const auto [c, level] = mann_whitney_interval_rank(la.size(), lb.size());
+  e.interval = Interval{std::exp(diffs[c - 1]), std::exp(diffs[m - c]), level};
   return e;
 }
 

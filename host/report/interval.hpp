@@ -42,6 +42,12 @@ Estimate median_estimate(std::vector<double> values);
 // exp of the Hodges-Lehmann estimate of the log ratios, with its signed-rank interval.
 Estimate paired_ratio_estimate(const std::vector<std::pair<double, double>>& pairs);
 
+// The ratio a/b of unpaired samples (runs of two sessions that share no round): exp of the two-sample
+// Hodges-Lehmann estimate (the median of every log(a_i) - log(b_j)), with the interval of the Mann-Whitney
+// test inverted (exact distribution up to 50 runs a side, normal above). Values <= 0 are left out; n is
+// the smaller side's count (what the interval's width rests on).
+Estimate unpaired_ratio_estimate(const std::vector<double>& a, const std::vector<double>& b);
+
 // The 1-based rank k of the lower end of the median's interval for n values, and the level it reaches:
 // the largest k with 2 P(Binomial(n, 1/2) < k) <= 0.05, or k = 1 when none (n < 6).
 std::pair<std::size_t, double> median_interval_rank(std::size_t n);

@@ -42,7 +42,8 @@ std::string render_details(const Section& s, const Markup& m) {
   std::string out = m.heading("Details") + m.table(s.details_table, "details");
   if (!s.summary.baseline.empty())
     out += m.paragraph(m.escape("ratio: wall / wall of ") + m.quote(s.summary.baseline) +
-                           m.escape(" on the same build, paired by round (median)."),
+                           m.escape(" on the same build, paired by round (Hodges-Lehmann, its interval; "
+                                    "\"no diff.\": no measurable difference, the 95 % interval holds 1 or there is none)."),
                        "muted");
   return out;
 }
@@ -84,8 +85,23 @@ std::string render_article(const Section& s, const Markup& m) {
   return s.article_table.empty() ? "" : m.heading("The article reported") + m.table(s.article_table, "article");
 }
 
+std::string render_evidence(const Section& s, const Markup& m) {
+  std::string out;
+  auto group = [&](const std::vector<std::string>& lines, const std::string& title, const std::string& css) {
+    if (lines.empty()) return;
+    std::vector<std::string> items;
+    for (const auto& line : lines) items.push_back(m.escape(line));
+    out += m.heading(title) + m.list(items, css);
+  };
+  group(s.unstable, "Unstable cells (!)", "unstable");
+  group(s.gil_unknown, "GIL wait unknown (?)", "gil-unknown");
+  group(s.precision_notes, "Short of the precision target", "precision");
+  return out;
+}
+
 std::string render_findings(const Section& s, const Markup& m) {
-  std::string out = render_details(s, m) + render_readings(s, m) + render_expectations(s, m) + render_skips(s, m) + render_article(s, m);
+  std::string out = render_details(s, m) + render_readings(s, m) + render_evidence(s, m) + render_expectations(s, m) +
+                    render_skips(s, m) + render_article(s, m);
   for (const auto& n : s.notes) out += m.note(n);
   return out;
 }

@@ -40,5 +40,7 @@ std::string render_readings(const Section& section, const Markup& markup);
 std::string render_expectations(const Section& section, const Markup& markup);
 std::string render_skips(const Section& section, const Markup& markup);
 std::string render_article(const Section& section, const Markup& markup);
+// Unstable cells (!), unknown GIL waits (?), cells short of the precision target: each with its why.
+std::string render_evidence(const Section& section, const Markup& markup);
 
 }  // namespace gilhost

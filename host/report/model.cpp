@@ -138,7 +138,7 @@ Grid build_grid(const Section& s) {
       GridCell cell;
       if (const Cell* data = sum.cell(c, i)) {
         cell.state = data->runs.empty() ? GridCell::State::warmup_only : GridCell::State::measured;
-        cell.wall = format_wall(data->wall_s);
+        cell.wall = wall_cell_text(*data);
         // No result to show: how parallel the run was says more than "-".
         cell.result = data->result_text != "-" || data->wall_s.n == 0 ? data->result_text
                                                                       : fmt::format("cpu/wall {:.2f}", data->cpu_per_wall.median);
@@ -182,12 +182,13 @@ Table build_details(const Section& s) {
       std::vector<std::string> row{c,
                                    i,
                                    std::to_string(cell->runs.size()),
-                                   timed ? format_seconds(cell->wall_s.median) : "-",
+                                   timed ? seconds_figure(cell->wall) + (cell->stability.unstable() ? " !" : "") : "-",
                                    timed ? format_seconds(cell->wall_s.min) + "–" + format_seconds(cell->wall_s.max) : "-",
                                    timed ? fmt::format("{:.2f}", cell->cpu_per_wall.median) : "-"};
       if (gil_wait) row.push_back(gil_wait_text(cell->threads));
       row.push_back(format_seconds(cell->init_s.median));
-      row.push_back(cell->ratio ? fmt::format("{:.2f}x", cell->ratio->median) : "-");
+      // The runs column has the n; the baseline case against itself is "base".
+      row.push_back(cell->baseline_case ? "base" : cell->ratio_estimate ? ratio_cell(*cell->ratio_estimate, false) : "-");
       if (vs) row.push_back(vs_baseline_text(s, c, i));
       for (const auto& x : {format_bytes(cell->peak_tree_rss_bytes), format_bytes(cell->max_rss_bytes),
                             std::to_string(cell->peak_threads), std::to_string(cell->peak_processes), gil_text(*cell),
@@ -267,6 +268,26 @@ std::vector<FailureLine> build_failures(const Summary& sum) {
   return out;
 }
 
+// One line per cell whose wall median fell short of the experiment's precision target.
+std::vector<std::string> precision_notes(const Summary& sum) {
+  std::vector<std::string> out;
+  for (const auto& c : sum.cases)
+    for (const auto& i : sum.interpreters)
+      if (const Cell* cell = sum.cell(c, i); cell && !cell->runs.empty())
+        if (auto note = precision_note(c + " @ " + i, cell->precision); !note.empty()) out.push_back(std::move(note));
+  return out;
+}
+
+// One line per cell whose GIL wait is "?": why it is unknown.
+std::vector<std::string> gil_unknown_notes(const Summary& sum) {
+  std::vector<std::string> out;
+  for (const auto& c : sum.cases)
+    for (const auto& i : sum.interpreters)
+      if (const Cell* cell = sum.cell(c, i); cell && cell->threads && !cell->threads->gil_wait && !cell->threads->gil_unknown_why.empty())
+        out.push_back(c + " @ " + i + ": GIL wait ? — " + cell->threads->gil_unknown_why);
+  return out;
+}
+
 std::string runs_per_cell_text(const ExperimentInfo& ex) {
   if (!ex.repeat) return "";
   return fmt::format("{} measured run{} per cell, {} warm-up", *ex.repeat, *ex.repeat == 1 ? "" : "s", ex.warmup);
@@ -278,7 +299,7 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   std::map<std::string, std::string> show;
   for (const auto& c : ex.cases)
     if (!c.show.empty()) show[c.name] = c.show;
-  s.summary = summarize(s.runs, s.skips, ex.baseline, show);
+  s.summary = summarize(s.runs, s.skips, ex.baseline, show, ex);
   if (s.summary.experiment.empty()) s.summary.experiment = name;
   s.title = s.summary.experiment + (options.profile_in_title && !ex.profile.empty() ? " (profile " + ex.profile + ")" : "");
 
@@ -299,6 +320,9 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   s.machines_table = build_machines(s);
   if (s.multi_host()) s.notes.insert(s.notes.begin(), machines_note(s));
   for (auto& note : leftover_notes(s.summary)) s.notes.push_back(std::move(note));
+  s.unstable = unstable_notes(s.summary);
+  s.precision_notes = precision_notes(s.summary);
+  s.gil_unknown = gil_unknown_notes(s.summary);
   s.article_table = build_article(s);
   s.scaling = build_scaling(s.summary, ex.cases, s.machine ? s.machine->cores : 0);
   s.headlines = build_headlines(s.summary, ex.views);

@@ -35,7 +35,7 @@ struct BuildInfo : BuildRecord {
 struct GridCell {
   enum class State { skipped, warmup_only, measured };
   State state = State::skipped;
-  std::string wall, result;       // "0.312 s ±1.2%", the result as the table shows it
+  std::string wall, result;       // "312 ms (300–330) n=5 !", the result as the table shows it
   std::string mark;               // ✓ / ✗ for the expectations ("" without runs)
   bool expectations_ok = true;
   std::string statuses;           // "ok", "ok x2, timeout x1"
@@ -92,6 +92,9 @@ struct Section {
   std::map<std::string, std::string> baseline_of;
   std::map<std::pair<std::string, std::string>, RatioStat> vs_baseline;
   std::vector<std::string> notes;
+  std::vector<std::string> unstable;         // one line per cell marked "!": why (report/evidence)
+  std::vector<std::string> precision_notes;  // cells short of the precision target, and what stopped them
+  std::vector<std::string> gil_unknown;      // cells whose GIL wait is "?", and why
 
   // The tables, built once for every format.
   Grid grid;

@@ -1,5 +1,7 @@
 #include "report/ratio.hpp"
 
+#include "report/evidence.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -49,6 +51,9 @@ RatioStat wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<R
   if (num.empty() || den.empty()) return out;
   if (const auto ratios = paired_wall_ratios(num_runs, den_runs); !ratios.empty()) {
     const Stats s = compute_stats(ratios);
+    std::vector<std::pair<double, double>> pairs;
+    for (double r : ratios) pairs.emplace_back(r, 1.0);
+    out.estimate = paired_ratio_estimate(pairs);
     std::vector<double> inverse;
     for (double r : ratios) inverse.push_back(1 / r);
     out.value = s.median;
@@ -60,7 +65,14 @@ RatioStat wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<R
     out.paired = true;
     return out;
   }
-  // Nothing pairs: the ratio of the medians, bounded by the ratios of every run with every run.
+  return unpaired_wall_ratio(num_runs, den_runs);
+}
+
+RatioStat unpaired_wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<RunRecord>& den_runs) {
+  RatioStat out;
+  const auto num = measured_ok(num_runs), den = measured_ok(den_runs);
+  if (num.empty() || den.empty()) return out;
+  // The ratio of the medians, bounded by the ratios of every run with every run.
   std::vector<double> a, b;
   for (const auto* r : num) a.push_back(wall_of(*r));
   for (const auto* r : den) b.push_back(wall_of(*r));
@@ -69,26 +81,24 @@ RatioStat wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<R
   out.hi = *std::max_element(a.begin(), a.end()) / *std::min_element(b.begin(), b.end());
   out.pairs = static_cast<int>(a.size() * b.size());
   out.paired = false;
+  out.estimate = unpaired_ratio_estimate(a, b);
   return out;
 }
 
-std::string format_ratio(const RatioStat& r) {
-  if (!r.valid()) return "-";
-  if (!r.paired) return fmt::format("{:.2f}x ({:.2f}–{:.2f})", r.value, r.lo, r.hi);
-  if (r.pairs == 1) return fmt::format("{:.2f}x", r.value);
-  return fmt::format("{:.2f} ± {:.2f}x", r.value, r.mad);
-}
+std::string format_ratio(const RatioStat& r) { return r.valid() ? ratio_cell(r.estimate) : "-"; }
 
 std::string format_change(const RatioStat& r) {
   if (!r.valid()) return "-";
-  const bool faster = fmt::format("{:.2f}", r.value) != "1.00" && r.value < 1;
-  const double factor = faster ? 1 / r.value : r.value;
-  const char* word = fmt::format("{:.2f}", r.value) == "1.00" ? "(same)" : faster ? "faster" : "slower";
-  if (!r.paired)  // the range of B/A, as a factor of the same direction
-    return faster ? fmt::format("{:.2f} x {} ({:.2f}–{:.2f})", factor, word, 1 / r.hi, 1 / r.lo)
-                  : fmt::format("{:.2f} x {} ({:.2f}–{:.2f})", factor, word, r.lo, r.hi);
-  if (r.pairs == 1) return fmt::format("{:.2f} x {}", factor, word);
-  return fmt::format("{:.2f} ± {:.2f} x {}", factor, faster ? r.mad_inverse : r.mad, word);
+  const Estimate& e = r.estimate;
+  const std::string n = fmt::format("n={}", e.n);
+  const Direction d = ratio_direction(e);
+  if (d == Direction::no_difference)
+    return e.interval ? fmt::format("no measurable difference ({:.2f}–{:.2f}, {})", e.interval->lo, e.interval->hi, n)
+                      : "no measurable difference (" + n + ")";
+  // The factor of the direction: B 1.25x faster reads from A/B = 1 / (B/A), its interval inverted too.
+  if (d == Direction::lower)
+    return fmt::format("{:.2f}x faster ({:.2f}–{:.2f}, {})", 1 / e.point, 1 / e.interval->hi, 1 / e.interval->lo, n);
+  return fmt::format("{:.2f}x slower ({:.2f}–{:.2f}, {})", e.point, e.interval->lo, e.interval->hi, n);
 }
 
 }  // namespace gilhost

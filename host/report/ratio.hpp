@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "report/interval.hpp"
 #include "report/stats.hpp"
 #include "results/record.hpp"
 
@@ -24,6 +25,10 @@ struct RatioStat {
   double mad_inverse = 0;  // paired: MAD of den / num (the spread of "x faster")
   int pairs = 0;           // ratios behind it
   bool paired = false;
+  // What the ratio may claim: paired, the Hodges-Lehmann ratio with its signed-rank interval; unpaired, the
+  // two-sample Hodges-Lehmann ratio with its Mann-Whitney interval (report/interval). Its n is the pairs
+  // (paired) or the smaller side's runs (unpaired).
+  Estimate estimate;
   bool valid() const { return pairs > 0 && value > 0; }
   // The ratios disagree on the direction: some pairs say slower, some faster.
   bool straddles_one() const { return lo < 1 && hi > 1; }
@@ -31,11 +36,14 @@ struct RatioStat {
 
 // Only measured runs with status ok count.
 RatioStat wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<RunRecord>& den_runs);
+// The unpaired ratio whatever the repeat indices: two sessions' runs share no round (compare of two files).
+RatioStat unpaired_wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<RunRecord>& den_runs);
 
-// "1.23 ± 0.04x" (paired, ± MAD; just "1.23x" from one pair), "1.23x (1.10–1.40)" (unpaired), "-".
+// A table cell: "1.23x (1.10–1.40)" where the interval excludes 1 at 95 %, "no difference (0.9–1.4, n=3)"
+// where it does not (report/evidence's ratio_cell), "-".
 std::string format_ratio(const RatioStat& r);
-// B/A as a change: "1.23 ± 0.04 x slower", "1.10 ± 0.02 x faster" (the factor is >= 1),
-// "1.00 ± 0.01 x (same)"; unpaired "1.23 x slower (1.10–1.40)".
+// B/A as a change: "1.23x slower (1.10–1.40, n=6)", "1.10x faster (1.05–1.15, n=6)" (the factor is >= 1);
+// "no measurable difference (0.95–1.08, n=6)" where the 95 % interval holds 1 or there is none.
 std::string format_change(const RatioStat& r);
 
 }  // namespace gilhost

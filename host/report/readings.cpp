@@ -24,7 +24,9 @@ std::string under_text(double share) { return fmt::format("under {:.0f} %", std:
 
 std::string parallel_text(const ThreadShares& s) {
   const std::string cpu = "threads ran in parallel: " + percent_text(s.share(ThreadState::cpu)) + " on CPU, ";
-  return cpu + (s.no_gil ? "no GIL" : "GIL waits " + under_text(*s.gil_wait));
+  // "under": the highest of the interval where there is one, so the words hold for every run's share.
+  const double high = s.gil_wait_estimate && s.gil_wait_estimate->interval ? s.gil_wait_estimate->interval->hi : *s.gil_wait;
+  return cpu + (s.no_gil ? "no GIL" : "GIL waits " + under_text(high));
 }
 
 }  // namespace
@@ -32,10 +34,20 @@ std::string parallel_text(const ThreadShares& s) {
 std::vector<Reading> cell_readings(const ThreadShares& s, double cpu_per_wall) {
   std::vector<Reading> out;
   if (s.python_threads < reading::kMinThreads) return out;
-  auto add = [&](ReadingRule rule, std::string text) { out.push_back({"", "", rule, std::move(text)}); };
+  const std::optional<Interval> gil = s.gil_wait_estimate ? s.gil_wait_estimate->interval : std::nullopt;
+  auto add = [&](ReadingRule rule, std::string text) {
+    const bool on_gil = (rule == ReadingRule::gil_serialised || rule == ReadingRule::parallel) && !s.no_gil;
+    Reading r{"", "", rule, std::move(text), static_cast<std::size_t>(s.runs), on_gil ? gil : std::nullopt};
+    r.text += r.interval ? fmt::format(" (n={}; GIL wait {:.0f}–{:.0f} %)", r.n, 100 * r.interval->lo, 100 * r.interval->hi)
+                         : fmt::format(" (n={})", r.n);
+    out.push_back(std::move(r));
+  };
   // GIL and lock shares mean what they say only where GIL waits were told apart (else they count as lock).
   const bool told = s.gil_told_apart() && s.gil_wait.has_value();
-  if (told && *s.gil_wait >= reading::kGilSerialised)
+  // A GIL reading holds only where its whole interval is on its side of the threshold.
+  const bool serialised = told && *s.gil_wait >= reading::kGilSerialised && (!gil || gil->lo >= reading::kGilSerialised);
+  const bool parallel_gil = told && *s.gil_wait < reading::kParallelGilBelow && (!gil || gil->hi < reading::kParallelGilBelow);
+  if (serialised)
     add(ReadingRule::gil_serialised,
         s.gil_waiters > 0
             ? fmt::format("{} threads waited for the GIL {} of their time ({} of all the Python threads' time): "
@@ -54,7 +66,7 @@ std::vector<Reading> cell_readings(const ThreadShares& s, double cpu_per_wall) {
         "lock convoy: the threads spent " + percent_text(s.share(ThreadState::lock)) + " of their time waiting on a lock");
   if (s.share(ThreadState::io) >= reading::kIoBound)
     add(ReadingRule::io_bound, "threads spent " + percent_text(s.share(ThreadState::io)) + " waiting for I/O");
-  if (told && cpu_per_wall > reading::kParallelism && *s.gil_wait < reading::kParallelGilBelow)
+  if (parallel_gil && cpu_per_wall > reading::kParallelism)
     add(ReadingRule::parallel, parallel_text(s));
   if (s.share(ThreadState::runqueue) >= reading::kWaitedForCore)
     add(ReadingRule::waited_for_core, "threads waited for a core " + percent_text(s.share(ThreadState::runqueue)) +

@@ -3,6 +3,7 @@
 // 74 % of the Python threads' time: the GIL serialised them". Computed from the cell's median shares over its Python
 // threads (report/threads), only for cells whose runs have thread states and 2+ Python threads. Every
 // threshold is here, and in docs/reports.md ("Readings").
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,11 @@ const char* reading_rule_name(ReadingRule rule);  // "gil_serialised", ... (JSON
 struct Reading {
   std::string case_name, build;
   ReadingRule rule = ReadingRule::gil_serialised;
-  std::string text;  // "lock convoy: the threads spent 95 % of their time waiting on a lock"
+  std::string text;  // "lock convoy: the threads spent 95 % of their time waiting on a lock (n=3)"
+  std::size_t n = 0;  // the runs the reading rests on
+  // The interval of the GIL wait share a GIL reading rests on (its lower end at least the threshold for
+  // "serialised", its upper end below it for "parallel": a reading claims what every bound supports).
+  std::optional<Interval> interval;
 };
 
 // What the shares of one cell say; `cpu_per_wall` is the cell's median CPU / wall.

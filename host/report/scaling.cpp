@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/evidence.hpp"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -28,9 +30,13 @@ double ideal_of(std::int64_t n, std::int64_t n0, int cores) {
   return base > 0 ? usable(n) / base : 0;
 }
 
-std::string point_text(const ScalingPoint& p) {
+// A speedup says so only where its interval excludes 1 (report/evidence): "1.85x (1.80–1.90) · 93%", else
+// "no diff. (0.90–1.10) n=3". The smallest N against itself is "1.00x".
+std::string point_text(const ScalingPoint& p, std::int64_t n0) {
   if (!p.speedup.valid()) return "-";
-  std::string out = fmt::format("{:.2f}x", p.speedup.value);
+  if (p.n == n0) return "1.00x";
+  if (ratio_direction(p.speedup.estimate) == Direction::no_difference) return ratio_cell(p.speedup.estimate);
+  std::string out = ratio_figure(p.speedup.estimate);
   if (p.efficiency) out += fmt::format(" · {:.0f}%", *p.efficiency * 100);
   return out;
 }
@@ -43,7 +49,7 @@ Table scaling_table(const Scaling& s) {
                            std::to_string(n) + (s.cores > 0 && n == s.cores ? "=cores" : ""));
   for (const auto& line : s.lines) {
     std::vector<std::string> row{line.build};
-    for (const auto& p : line.points) row.push_back(point_text(p));
+    for (const auto& p : line.points) row.push_back(point_text(p, s.counts.front()));
     t.add_row(row);
   }
   return t;
@@ -55,8 +61,8 @@ std::string scaling_caption(const Scaling& s) {
   const std::string n0 = s.key + "=" + std::to_string(s.counts.front());
   const std::string ideal = s.cores > 0 ? fmt::format("min(N, {0}) / min({1}, {0}) with the machine's {0} cores", s.cores, s.counts.front())
                                         : fmt::format("N / {} (the core count is unknown)", s.counts.front());
-  return "speedup: median of wall(" + n0 + ") / wall(N) on the same build, paired by round; efficiency: speedup / ideal, ideal = " +
-         ideal + ".";
+  return "speedup: wall(" + n0 + ") / wall(N) on the same build, paired by round (Hodges-Lehmann, its interval; \"no diff.\": no "
+         "measurable difference, it holds 1 or is no 95 % one); efficiency: speedup / ideal, ideal = " + ideal + ".";
 }
 
 std::vector<Scaling> build_scaling(const Summary& summary, const std::vector<CaseInfo>& cases, int cores) {
@@ -87,7 +93,7 @@ std::vector<Scaling> build_scaling(const Summary& summary, const std::vector<Cas
       for (const auto& [n, name] : by_n) {
         ScalingPoint p{n, name, {}, ideal_of(n, n0, cores), std::nullopt};
         if (const Cell* cell = summary.cell(name, build)) p.speedup = wall_ratio(base->runs, cell->runs);
-        if (p.speedup.valid() && p.ideal > 0) p.efficiency = p.speedup.value / p.ideal;
+        if (p.speedup.valid() && p.ideal > 0) p.efficiency = p.speedup.estimate.point / p.ideal;
         line.points.push_back(p);
       }
       s.lines.push_back(std::move(line));

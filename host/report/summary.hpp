@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/evidence.hpp"
+#include "report/interval.hpp"
 #include "report/stats.hpp"
 #include "report/threads.hpp"
 #include "results/record.hpp"
@@ -18,6 +20,14 @@ struct Cell {
   std::string interpreter;
   std::vector<RunRecord> runs;  // measured (not warm-up), in round order
   Stats wall_s;
+  // Every figure a report states of the cell, with its n and interval (report/interval): the median wall
+  // time, CPU / wall, and the ratio to the baseline case (Hodges-Lehmann, paired by round).
+  Estimate wall;
+  Estimate cpu_wall;
+  std::optional<Estimate> ratio_estimate;
+  bool baseline_case = false;  // the experiment's baseline case itself: its ratio is 1 by definition
+  Stability stability;        // spread, outliers, two modes (report/evidence)
+  CellPrecision precision;    // how near the wall median came to the experiment's target
   Stats cpu_per_wall;
   Stats init_s;  // interpreter start-up in the runner
   double peak_tree_rss_bytes = 0;
@@ -55,8 +65,17 @@ struct Summary {
 };
 
 // `show` maps a case name to the key of its dict result to display (from the experiment file).
+// `experiment` gives the precision target (ExperimentInfo.precision) each cell is held to.
 Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
-                  const std::map<std::string, std::string>& show = {});
+                  const std::map<std::string, std::string>& show = {}, const ExperimentInfo& experiment = {});
+
+// "n=5": a cell's run count as the tables show it.
+std::string runs_text(std::size_t n);
+// A cell's wall time as the grid shows it: "312 ms (300–330) n=5", "312 ms n=1", "-"; the mark "!" after
+// it where the cell is unstable (its why is among the notes).
+std::string wall_cell_text(const Cell& cell);
+// One line per unstable cell: "fib @ 3.12.1 !: outlier run #3 (0.52 s) against a median of 0.31 s; ...".
+std::vector<std::string> unstable_notes(const Summary& summary);
 
 // `runs` with the case of each run whose params differ from another run's of that case renamed after the
 // params that differ: "nap (t=0.02)" beside "nap (t=0.2)" (two sessions of one -o file, merged files).

@@ -49,6 +49,18 @@ std::string readings_text(const std::vector<Reading>& readings, const TextOption
   return out;
 }
 
+// What the figures cannot claim: unstable cells, unknown GIL waits, cells short of the precision target.
+std::string evidence_text(const Section& s) {
+  std::string out;
+  if (!s.unstable.empty()) out += "\nunstable cells (!):\n";
+  for (const auto& line : s.unstable) out += "  " + line + "\n";
+  if (!s.gil_unknown.empty()) out += "\nGIL wait unknown (?):\n";
+  for (const auto& line : s.gil_unknown) out += "  " + line + "\n";
+  if (!s.precision_notes.empty()) out += "\nshort of the precision target:\n";
+  for (const auto& line : s.precision_notes) out += "  " + line + "\n";
+  return out;
+}
+
 // Tables one under the other: a wide one's blocks (report/fit's column_blocks, text_grid's grid_blocks).
 std::string blocks_text(const std::vector<Table>& blocks, std::size_t width) {
   std::string out;
@@ -69,14 +81,17 @@ std::string section_text(const Section& s, const TextOptions& o) {
     out += fmt::format("{} · {} cores · {} · effective parallelism = CPU / wall (at most {} here)\n", m.cpu_model, m.cores,
                        m.kernel, m.cores);
   }
-  out += "each cell: median case time (host clock, the call alone) ± MAD, the case's result, ✓/✗ expectations\n\n";
+  out += "each cell: median case time (host clock, the call alone), its interval (95 %; the range below 6 runs), "
+         "n=runs, ! unstable (why below), the case's result, ✓/✗ expectations\n\n";
   out += blocks_text(grid_blocks(s.grid, o.width), o.width);
   out += failures_text(s.failed_cells);
 
   if (s.details) {
     out += "\n" + render_text_table(s.details_table, o.width);
     if (!s.summary.baseline.empty())
-      out += "ratio: wall / wall of '" + s.summary.baseline + "' on the same build, paired by round (median)\n";
+      out += "ratio: wall / wall of '" + s.summary.baseline +
+             "' on the same build, paired by round (Hodges-Lehmann, its interval; \"no diff.\": no measurable "
+             "difference, the 95 % interval holds 1 or there is none)\n";
   }
   for (const auto& sc : s.scaling)
     out += "\nscaling of " + sc.title() + " (speedup · efficiency)\n" + render_text_table(sc.table, o.width) + scaling_caption(sc) + "\n";
@@ -108,9 +123,10 @@ std::string section_text(const Section& s, const TextOptions& o) {
   if (s.compares_builds()) {
     out += "\n" + wide_table_text(s.vs_baseline_table, o.width);
     out += "vs " + s.baseline_python + ": wall / wall of the " + s.baseline_python +
-           " build on the same machine, same case, paired by repeat (median ± MAD)\n";
+           " build on the same machine, same case, paired by repeat (Hodges-Lehmann, its interval)\n";
   }
   for (const auto& note : s.notes) out += "note: " + note + "\n";
+  out += evidence_text(s);
   // The answer last, nearest the prompt: the views, then what the threads' time says.
   if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + wide_table_text(s.headlines_table, o.width);
   if (!s.readings.empty()) out += readings_text(s.readings, o);

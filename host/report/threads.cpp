@@ -11,6 +11,19 @@ namespace gilhost {
 
 bool gil_told_apart(const ThreadStates& states) { return states.gil == "located" || states.gil == "none"; }
 
+std::string gil_unknown_reason(const ThreadStates& ts) {
+  if (!gil_told_apart(ts)) return ts.gil.empty() ? "the GIL was not located" : ts.gil;
+  if (ts.coverage && *ts.coverage < ThreadStates::kMinCoverage)
+    return fmt::format("the threads seen account for {} % of the tree's CPU time{}", std::lround(100 * *ts.coverage),
+                       ts.coverage_why.empty() ? "" : ": " + ts.coverage_why);
+  if (ts.gil == "none") return "";
+  // A thread of a process whose GIL was not located, waiting on a futex: a GIL wait or a lock wait, unknown.
+  for (const ThreadRecord& t : ts.threads)
+    if (t.python && !t.gil_located && t.times[ThreadState::lock] > 0)
+      return fmt::format("the GIL of process {} ({}) was not located, and its threads waited on locks", t.pid, t.name);
+  return "";
+}
+
 int python_thread_count(const ThreadStates& states) {
   const auto kept = std::count_if(states.threads.begin(), states.threads.end(), [](const ThreadRecord& t) { return t.python; });
   return static_cast<int>(kept) + states.threads_not_kept;
@@ -75,7 +88,11 @@ std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
     const ThreadStates& ts = *r->thread_states;
     threads.push_back(python_thread_count(ts));
     out.no_gil &= ts.gil == "none";
-    if (!gil_told_apart(ts)) continue;
+    if (ts.coverage) out.coverage = std::min(out.coverage.value_or(1.0), *ts.coverage);
+    if (const std::string why = gil_unknown_reason(ts); !why.empty()) {
+      if (out.gil_unknown_why.empty()) out.gil_unknown_why = why;
+      continue;
+    }
     ++out.gil_runs;
     gil.push_back(ts.gil_wait_share());
     gil_waiters.add(ts, [](const ThreadRecord& t) { return t.times.share(ThreadState::gil) >= kGilWaiterShare; });
@@ -87,8 +104,10 @@ std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
     out.median[k] = median_of(shares);
   }
   out.python_threads = static_cast<int>(std::lround(median_of(threads)));
-  if (!gil.empty()) {
+  // One run whose share is unknown makes the cell's unknown: a median over the others would hide it.
+  if (!gil.empty() && out.gil_unknown_why.empty()) {
     out.gil_wait = median_of(gil);
+    out.gil_wait_estimate = median_estimate(gil);
     out.gil_waiters = gil_waiters.count();
     out.gil_waiters_share = gil_waiters.share(ThreadState::gil);
     out.lock_waiters = lock_waiters.count();

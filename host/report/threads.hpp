@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "report/interval.hpp"
 #include "results/record.hpp"
 
 namespace gilhost {
@@ -35,8 +36,14 @@ struct ThreadShares {
   double lock_waiters_share = 0;
   double lock_waiters_gil_share = 0;
   std::array<double, kThreadStateCount> median{};  // per state, in kThreadStates' order
-  // The GIL wait share: the median of gil_wait_share() over the runs that told GIL waits apart.
+  // The GIL wait share: the median of gil_wait_share() over the runs that told GIL waits apart, with its
+  // n and interval. nullopt (unknown, never 0) where a run did not: its GIL not located, a process whose GIL
+  // was not located while its threads waited on locks, or its threads seen for under kMinCoverage of the
+  // tree's CPU time; `gil_unknown_why` says which ("1,560 threads lived between two readings").
   std::optional<double> gil_wait;
+  std::optional<Estimate> gil_wait_estimate;
+  std::string gil_unknown_why;
+  std::optional<double> coverage;  // the lowest coverage of its runs, where they measured it
 
   double share(ThreadState s) const { return median[static_cast<std::size_t>(s)]; }
   // Every run told GIL waits apart: GIL and lock shares mean what they say.
@@ -51,6 +58,9 @@ std::optional<double> median_gil_wait(const std::vector<RunRecord>& runs);
 
 // A run that told GIL waits from lock waits: its GIL was located, or it had none.
 bool gil_told_apart(const ThreadStates& states);
+// Why a run's GIL wait share is unknown, or "" where it is known: the GIL not located (`gil` says why), a
+// process with threads whose GIL was not located while they waited on locks, coverage under kMinCoverage.
+std::string gil_unknown_reason(const ThreadStates& states);
 // The Python threads of a run, counting those the sampler did not keep one by one.
 int python_thread_count(const ThreadStates& states);
 
@@ -58,8 +68,8 @@ int python_thread_count(const ThreadStates& states);
 std::string percent_text(double share);
 // "+12 pts", "-62 pts", "0 pts": B's share against A's, in points of the percentages as shown.
 std::string points_change_text(double a_share, double b_share);
-// The GIL wait column: "74 %"; "?" where the runs have thread states but never told GIL waits apart (exec
-// mode: the GIL was not located); "-" where no run has thread states.
+// The GIL wait column: "74 %"; "?" where the runs have thread states but the share is unknown (the GIL not
+// located, too little of the tree's CPU time seen: gil_unknown_why); "-" where no run has thread states.
 std::string gil_wait_text(const std::optional<ThreadShares>& shares);
 
 // The measured ok run with thread states whose wall time is the median (the faster of the middle two), or

@@ -60,7 +60,8 @@ TEST_CASE("8: an ad-hoc script on two builds: time and cpu/wall, no empty ✓, t
   std::istringstream in(r.out);
   for (std::string line; std::getline(in, line);)
     if (line.rfind("tiny  ", 0) == 0 && grid_row.empty()) grid_row = line;
-  CHECK(std::regex_search(grid_row, std::regex(R"(ms ±[0-9.]+%  cpu/wall [0-9.]+ +[0-9.]+ ms)")));
+  // Each cell: the median with its interval and run count (report/evidence), then cpu/wall.
+  CHECK(std::regex_search(grid_row, std::regex(R"(ms \([0-9.]+–[0-9.]+\) n=2  cpu/wall [0-9.]+ +[0-9.]+ ms)")));
   CHECK(grid_row.find("✓") == std::string::npos);
   CHECK(grid_row.find(" - ") == std::string::npos);
   CHECK(r.out.find("vs 3.12.") != std::string::npos);  // each build against the first

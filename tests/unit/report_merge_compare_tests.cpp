@@ -17,6 +17,7 @@ using namespace gilhost;
 using report_test::fixture;
 using report_test::on_host;
 using nlohmann::json;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -185,13 +186,20 @@ TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][c
     CHECK(r.lo == Approx(2.0));
     CHECK(r.hi == Approx(2.2));
     CHECK(r.mad == Approx(0.0));
-    CHECK(format_ratio(r) == "2.00 ± 0.00x");
-    CHECK(format_change(r) == "2.00 ± 0.00 x slower");
+    // Three pairs: the range at 75 %, no 95 % interval, so no direction is claimed.
+    CHECK(r.estimate.n == 3);
+    CHECK(format_ratio(r) == "no diff. (2.00–2.20) n=3");
+    CHECK(format_change(r) == "no measurable difference (2.00–2.20, n=3)");
+    // Six pairs all about 2x: slower, with the interval.
+    RatioStat six = wall_ratio({run(200, 0), run(220, 1), run(240, 2), run(210, 3), run(200, 4), run(230, 5)},
+                               {run(100, 0), run(100, 1), run(120, 2), run(100, 3), run(100, 4), run(110, 5)});
+    CHECK_THAT(format_change(six), Contains("x slower (2.00–2.20, n=6)"));
+    CHECK_THAT(format_ratio(six), Contains("x (2.00–2.20)"));
   }
   SECTION("the same session wins over the same repeat index elsewhere") {
     RatioStat r = wall_ratio({run(200, 0, "a", 0)}, {run(50, 0, "b", 0), run(100, 0, "a", 0)});
     CHECK(r.value == Approx(2.0));
-    CHECK(format_ratio(r) == "2.00x");
+    CHECK(format_ratio(r) == "no diff. n=1");
   }
   SECTION("no repeat index in common: the ratio of the medians, and the range of all pairs") {
     RatioStat r = wall_ratio({run(100, 5), run(300, 6), run(200, 7)}, {run(100, 0), run(50, 1)});
@@ -200,13 +208,17 @@ TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][c
     CHECK(r.value == Approx(200.0 / 75.0));
     CHECK(r.lo == Approx(1.0));
     CHECK(r.hi == Approx(6.0));
-    CHECK(format_change(r) == "2.67 x slower (1.00–6.00)");
+    CHECK(r.estimate.n == 2);
+    CHECK_THAT(format_change(r), Contains("no measurable difference ("));
   }
   SECTION("faster, same, and runs that do not count") {
     RatioStat f = wall_ratio({run(50, 0), run(50, 1)}, {run(100, 0), run(100, 1)});
-    CHECK(format_change(f) == "2.00 ± 0.00 x faster");
+    CHECK(format_change(f) == "no measurable difference (0.50–0.50, n=2)");
+    RatioStat faster = wall_ratio({run(50, 0), run(50, 1), run(50, 2), run(50, 3), run(50, 4), run(50, 5)},
+                                  {run(100, 0), run(100, 1), run(100, 2), run(100, 3), run(100, 4), run(100, 5)});
+    CHECK(format_change(faster) == "2.00x faster (2.00–2.00, n=6)");
     RatioStat same = wall_ratio({run(100, 0)}, {run(100, 0)});
-    CHECK(format_change(same) == "1.00 x (same)");
+    CHECK(format_change(same) == "no measurable difference (n=1)");
     RunRecord err = run(10, 0);
     err.status = RunStatus::error;
     RunRecord warm = run(10, 0);
@@ -226,10 +238,10 @@ TEST_CASE("compare matches cells and marks ratios beyond the threshold", "[repor
   CHECK(c.only_b.empty());
   int flagged = 0;
   for (const auto& r : c.rows) {
-    CHECK(r.ratio.paired);
-    CHECK(r.ratio.pairs == 3);
+    CHECK_FALSE(r.ratio.paired);  // two files' runs were not made side by side
+    CHECK(r.ratio.estimate.n == 3);
     CHECK(r.label_a == r.label_b);
-    const double factor = std::max(r.ratio.value, 1 / r.ratio.value);
+    const double factor = std::max(r.ratio.estimate.point, 1 / r.ratio.estimate.point);
     CHECK(r.beyond_threshold == (factor > 1.10));
     CHECK(r.wall_b.median / r.wall_a.median == Approx(r.ratio.value).epsilon(0.5));
     // 3 runs a side: the rank-sum test cannot reach p < 0.05, so no cell has changed, whatever its ratio.
@@ -246,7 +258,7 @@ TEST_CASE("compare matches cells and marks ratios beyond the threshold", "[repor
     Comparison self = compare_runs(a, a, {});
     for (const auto& r : self.rows) {
       CHECK(r.ratio.value == Approx(1.0));
-      CHECK(format_change(r.ratio) == "1.00 ± 0.00 x (same)");
+      CHECK_THAT(format_change(r.ratio), Contains("no measurable difference"));
     }
     CHECK(self.beyond_threshold() == 0);
     CHECK(self.changed() == 0);
@@ -276,13 +288,17 @@ TEST_CASE("compare matches cells and marks ratios beyond the threshold", "[repor
     const std::string text = render_comparison_text(c);
     CHECK(text.find("A: a.jsonl — vm: AMD EPYC, 2 cores") != std::string::npos);
     CHECK(text.find("9 cells compared") != std::string::npos);
-    CHECK((text.find(" x slower") != std::string::npos || text.find(" x faster") != std::string::npos));
+    // 3 runs a side: no 95 % interval, so no cell reads slower or faster.
+    CHECK(text.find("no measurable difference") != std::string::npos);
+    CHECK(text.find("x slower") == std::string::npos);
     const std::string md = render_comparison_markdown(c);
     CHECK(md.find("| experiment | case | build | A wall | B wall | B / A | p | verdict |") != std::string::npos);
     CHECK(md.find("too few runs to tell (3 a side; 4+ needed)") != std::string::npos);
     json j = comparison_json(c);
     CHECK(j["rows"].size() == 9);
-    CHECK(j["rows"][0]["ratio_b_over_a"]["pairs"] == 3);
+    CHECK(j["rows"][0]["ratio_b_over_a"]["pairs"] == 9);
+    CHECK(j["rows"][0]["ratio_b_over_a"]["n"] == 3);
+    CHECK(j["rows"][0]["ratio_b_over_a"]["direction"] == "no_difference");
     CHECK(j["flagged"] == c.changed());
     CHECK(j["rows"][0]["verdict"] == "too_few_runs");
   }

@@ -195,14 +195,14 @@ TEST_CASE("readings: each rule fires at its threshold and not below it", "[repor
   using S = ThreadState;
   SECTION("the GIL serialised the threads") {
     CHECK(texts(cell_readings(shares({{S::gil, 0.74}, {S::cpu, 0.26}}), 1.0)) ==
-          std::vector<std::string>{"the Python threads waited for the GIL 74 % of their time: the GIL serialised them"});
+          std::vector<std::string>{"the Python threads waited for the GIL 74 % of their time: the GIL serialised them (n=3)"});
     // With the threads that waited (a main thread that only join()s is none of them), their own share.
     ThreadShares waiters = shares({{S::gil, 0.60}, {S::cpu, 0.20}, {S::lock, 0.20}});
     waiters.gil_waiters = 4;
     waiters.gil_waiters_share = 0.75;
     CHECK(texts(cell_readings(waiters, 1.0)) ==
           std::vector<std::string>{"4 threads waited for the GIL 75 % of their time (60 % of all the Python threads' time): "
-                                   "the GIL serialised them"});
+                                   "the GIL serialised them (n=3)"});
     CHECK(cell_readings(shares({{S::gil, reading::kGilSerialised - 0.01}, {S::cpu, 0.76}}), 1.0).empty());
     // GIL waits not told apart in every run: no GIL reading, however large.
     ThreadShares untold = shares({{S::gil, 0.9}});
@@ -211,7 +211,7 @@ TEST_CASE("readings: each rule fires at its threshold and not below it", "[repor
   }
   SECTION("a lock convoy") {
     CHECK(texts(cell_readings(shares({{S::lock, 0.95}}), 1.0)) ==
-          std::vector<std::string>{"lock convoy: the threads spent 95 % of their time waiting on a lock"});
+          std::vector<std::string>{"lock convoy: the threads spent 95 % of their time waiting on a lock (n=3)"});
     CHECK(cell_readings(shares({{S::lock, reading::kLockConvoy - 0.01}}), 1.0).empty());
     ThreadShares untold = shares({{S::lock, 0.95}});  // GIL waits would be counted as lock waits here
     untold.gil_runs = 0;
@@ -224,7 +224,7 @@ TEST_CASE("readings: each rule fires at its threshold and not below it", "[repor
     workers.lock_waiters_share = 0.38;
     workers.lock_waiters_gil_share = 0.02;
     CHECK(texts(cell_readings(workers, 1.4)) ==
-          std::vector<std::string>{"4 threads took turns at a lock (or a queue), waiting on it 38 % of their time (for the GIL 2 %)"});
+          std::vector<std::string>{"4 threads took turns at a lock (or a queue), waiting on it 38 % of their time (for the GIL 2 %) (n=3)"});
     workers.lock_waiters_share = reading::kLockConvoyWorkers - 0.01;
     CHECK(cell_readings(workers, 1.4).empty());
     workers.lock_waiters_share = 0.38;
@@ -251,20 +251,20 @@ TEST_CASE("readings: each rule fires at its threshold and not below it", "[repor
   }
   SECTION("waiting for a core") {
     CHECK(texts(cell_readings(shares({{S::runqueue, 0.40}, {S::cpu, 0.6}}), 1.0)) ==
-          std::vector<std::string>{"threads waited for a core 40 % of their time: more runnable threads than cores"});
+          std::vector<std::string>{"threads waited for a core 40 % of their time: more runnable threads than cores (n=3)"});
     CHECK(cell_readings(shares({{S::runqueue, reading::kWaitedForCore - 0.01}}), 1.0).empty());
   }
   SECTION("in parallel") {
     CHECK(texts(cell_readings(shares({{S::cpu, 0.96}, {S::gil, 0.021}}), 1.9)) ==
-          std::vector<std::string>{"threads ran in parallel: 96 % on CPU, GIL waits under 3 %"});
+          std::vector<std::string>{"threads ran in parallel: 96 % on CPU, GIL waits under 3 % (n=3)"});
     CHECK(cell_readings(shares({{S::cpu, 0.96}, {S::gil, 0.021}}), reading::kParallelism).empty());  // not above it
     CHECK(cell_readings(shares({{S::cpu, 0.94}, {S::gil, reading::kParallelGilBelow}}), 1.9).empty());
     ThreadShares free_threaded = shares({{S::cpu, 0.96}});
     free_threaded.no_gil = true;
-    CHECK(texts(cell_readings(free_threaded, 1.9)) == std::vector<std::string>{"threads ran in parallel: 96 % on CPU, no GIL"});
+    CHECK(texts(cell_readings(free_threaded, 1.9)) == std::vector<std::string>{"threads ran in parallel: 96 % on CPU, no GIL (n=3)"});
   }
   SECTION("waiting for I/O") {
-    CHECK(texts(cell_readings(shares({{S::io, 0.9}}), 0.1)) == std::vector<std::string>{"threads spent 90 % waiting for I/O"});
+    CHECK(texts(cell_readings(shares({{S::io, 0.9}}), 0.1)) == std::vector<std::string>{"threads spent 90 % waiting for I/O (n=3)"});
     CHECK(cell_readings(shares({{S::io, reading::kIoBound - 0.01}}), 0.1).empty());
   }
   SECTION("one Python thread has nothing to contend") {
@@ -291,7 +291,7 @@ TEST_CASE("readings: per cell in the grid's order, never for cells without threa
   CHECK(s.readings[0].build == "3.12");
   CHECK(s.readings[0].rule == ReadingRule::gil_serialised);
   CHECK(s.readings[0].text ==
-        "4 threads waited for the GIL 60 % of their time (60 % of all the Python threads' time): the GIL serialised them");
+        "4 threads waited for the GIL 60 % of their time (60 % of all the Python threads' time): the GIL serialised them (n=1)");
   CHECK(s.readings[1].case_name == "a_lock");
   CHECK(s.readings[1].build == "3.14t");
   CHECK(s.readings[1].rule == ReadingRule::lock_convoy);
@@ -319,12 +319,12 @@ TEST_CASE("readings of the thread-states fixture: the GIL build serialised, the 
   for (const auto& r : s.readings) lines.push_back(r.case_name + " @ " + r.build + ": " + r.text);
   CHECK(lines == std::vector<std::string>{
                      "spin[threads=2] @ 3.13.0: 2 threads waited for the GIL 50 % of their time (31 % of all the Python threads' time): "
-                     "the GIL serialised them",
-                     "spin[threads=2] @ 3.14.7t: threads ran in parallel: 61 % on CPU, no GIL",
+                     "the GIL serialised them (n=3; GIL wait 31–31 %)",
+                     "spin[threads=2] @ 3.14.7t: threads ran in parallel: 61 % on CPU, no GIL (n=3)",
                      "spin[threads=4] @ 3.13.0: 4 threads waited for the GIL 75 % of their time (57 % of all the Python threads' time): "
-                     "the GIL serialised them",
-                     "spin[threads=4] @ 3.14.7t: threads ran in parallel: 45 % on CPU, no GIL",
-                     "spin[threads=4] @ 3.14.7t: threads waited for a core 37 % of their time: more runnable threads than cores"});
+                     "the GIL serialised them (n=3; GIL wait 57–57 %)",
+                     "spin[threads=4] @ 3.14.7t: threads ran in parallel: 45 % on CPU, no GIL (n=3)",
+                     "spin[threads=4] @ 3.14.7t: threads waited for a core 37 % of their time: more runnable threads than cores (n=3)"});
 }
 
 TEST_CASE("compare: both cells' GIL wait share and the change in points", "[report][compare][threads]") {
@@ -376,7 +376,7 @@ TEST_CASE("views: kind = gil_wait shows the GIL wait share per build", "[report]
   CHECK(h.unit == "%");
   REQUIRE(h.values.size() == 3);
   CHECK(*h.values[0].value == Approx(74));
-  CHECK(h.values[0].text == "74 %");
+  CHECK(h.values[0].text == "74 % n=1");
   CHECK(*h.values[1].value == Approx(0));
   CHECK_FALSE(h.values[2].value);  // no thread states
   CHECK(h.values[2].text == "-");
@@ -386,7 +386,7 @@ TEST_CASE("views: kind = gil_wait shows the GIL wait share per build", "[report]
   // As the details' column shows it: whole percentages (the fixture's 3.13.0 share is 0.569).
   const Headline& fixture_view = threads_fixture().sections[0].headlines.back();
   CHECK(fixture_view.spec.kind == ViewKind::gil_wait);
-  CHECK(fixture_view.values[0].text == "57 %");
+  CHECK(fixture_view.values[0].text == "57 % (57–57) n=3");
 
   // Recorded in the meta record and read back as the same kind.
   MetaRecord meta;

@@ -184,8 +184,8 @@ TEST_CASE("compare: every format carries p and the verdict", "[report][compare][
   CHECK(text.find("0.008  ! changed") != std::string::npos);
   CHECK(text.find("no significant change") != std::string::npos);
   CHECK(text.find("2 cells compared, 1 changed beyond 10% with p < 0.05") != std::string::npos);
-  CHECK(text.find("! exp: fast @ 3.12.1: 1.49 ± ") != std::string::npos);
-  CHECK(text.find(" x slower (p 0.008)\n") != std::string::npos);
+  CHECK(text.find("! exp: fast @ 3.12.1: 1.49x slower (") != std::string::npos);
+  CHECK(text.find(", n=5) (p 0.008)\n") != std::string::npos);
   CHECK(text.find("different sessions") == std::string::npos);  // one session on both sides
   const std::string md = render_comparison_markdown(c);
   CHECK(md.find("| experiment | case | build | A wall | B wall | B / A | p | verdict |") != std::string::npos);

@@ -94,24 +94,27 @@ TEST_CASE("scaling: speedup over the smallest N, paired by round; efficiency aga
   CHECK(point(sc, "3.14t", 2).speedup.value == Approx(2.0));
   CHECK(point(sc, "3.14t", 2).speedup.paired);
   CHECK(point(sc, "3.14t", 2).ideal == Approx(2.0));
-  CHECK(*point(sc, "3.14t", 2).efficiency == Approx(1.0));
+  // Efficiency from the speedup shown (Hodges-Lehmann of the ratios 2, 2, 1.82: 1.95).
+  CHECK(*point(sc, "3.14t", 2).efficiency == Approx(0.9765).epsilon(0.001));
   CHECK(point(sc, "3.14t", 4).ideal == Approx(2.0));
   CHECK(point(sc, "3.14t", 4).speedup.value == Approx(2.5));
   CHECK(*point(sc, "3.14t", 4).efficiency == Approx(1.25));
   // 3.13: the GIL, no speedup: 100/100, 100/98, 100/102 -> 1.0, efficiency 50 % at 2 workers.
   CHECK(point(sc, "3.13", 2).speedup.value == Approx(1.0));
-  CHECK(*point(sc, "3.13", 2).efficiency == Approx(0.5));
+  CHECK(*point(sc, "3.13", 2).efficiency == Approx(0.5).epsilon(0.001));
 
   REQUIRE(sc.table.rows.size() == 2);
   CHECK(sc.table.columns[2].title == "workers=2 (cores)");
-  CHECK(sc.table.rows[1] == std::vector<std::string>{"3.14t", "1.00x · 100%", "2.00x · 100%", "2.50x · 125%"});
+  // Three rounds give no 95 % interval: no speedup is claimed, however steady (report/evidence).
+  CHECK(sc.table.rows[1] ==
+        std::vector<std::string>{"3.14t", "1.00x", "no diff. (1.82–2.00) n=3", "no diff. (2.50–2.50) n=3"});
 }
 
 TEST_CASE("scaling: every format shows it; the JSON export holds the numbers", "[report][views]") {
   const ReportModel m = scaling_model();
   const std::string text = render_text(m);
   CHECK_THAT(text, Contains("scaling of threads over workers"));
-  CHECK_THAT(text, Contains("2.50x · 125%"));
+  CHECK_THAT(text, Contains("no diff. (2.50–2.50) n=3"));
   CHECK_THAT(render_markdown(m), Contains("### Scaling"));
   const std::string html = render_html(m);
   CHECK(report_test::count(html, "<svg class=\"scaling\"") == 1);
@@ -141,13 +144,14 @@ TEST_CASE("views: a ratio of two cases and a number from the result, per build, 
   // Builds in the section's order: 3.13, 3.14t. sharded never ran on 3.13.
   CHECK_FALSE(s.headlines[0].values[0].value);
   CHECK(*s.headlines[0].values[1].value == Approx(3.0));
-  CHECK(s.headlines[0].values[1].text == "3.00x");
+  CHECK(s.headlines[0].values[1].text == "no diff. (3.00–3.00) n=3");  // 3 rounds: no 95 % interval
+  CHECK_FALSE(s.headlines[0].values[1].supported);
   CHECK(s.headlines[0].article_text == "3.10x");
   CHECK(*s.headlines[1].values[1].value == Approx(2.5));
   CHECK(*s.headlines[2].values[0].value == Approx(0));
   CHECK(*s.headlines[2].values[1].value == Approx(11));  // median of 10, 11, 12
-  CHECK(s.headlines[2].values[1].text == "11 %");
-  CHECK(s.headlines_table.rows[2] == std::vector<std::string>{"lost updates", "0 %", "11 %", "12 %"});
+  CHECK(s.headlines[2].values[1].text == "11 % (10–12) n=3");
+  CHECK(s.headlines_table.rows[2] == std::vector<std::string>{"lost updates", "0 % (0–0) n=3", "11 % (10–12) n=3", "12 %"});
 
   CHECK_THAT(render_text(m), Contains("lost updates"));
   const std::string html = render_html(m);
@@ -162,6 +166,10 @@ TEST_CASE("views: a ratio of two cases and a number from the result, per build, 
   CHECK(views[0]["values"][0]["value"].is_null());
   CHECK(views[2]["key"] == "lost.pct");
   CHECK(views[2]["values"][1]["value"].get<double>() == Approx(11));
+  CHECK(views[2]["values"][1]["n"] == 3);
+  CHECK(views[2]["values"][1]["ci95"].is_null());
+  CHECK(views[2]["values"][1]["ci"]["level"].get<double>() == Approx(0.75));
+  CHECK(views[2]["values"][1]["ci"]["lo"].get<double>() == Approx(10));
 }
 
 namespace {
