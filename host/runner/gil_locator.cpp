@@ -1,6 +1,9 @@
 #include "runner/gil_locator.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -32,6 +35,17 @@ std::uint64_t futex_wait_of(int fd) {
   const std::uint64_t word = std::strtoull(end, &end, 16);
   const std::uint64_t op = std::strtoull(end, nullptr, 16) & FUTEX_CMD_MASK;
   return op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET ? word : 0;
+}
+
+// The file whose loaded image holds `address` (libpython, or the program Python is linked into), and the
+// address's offset from its load address: where other processes that load the same file have it.
+void note_object(std::uint64_t address, protocol::GilEvent& event) {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(address), &info) == 0 || !info.dli_fname || !info.dli_fbase) return;
+  char real[PATH_MAX];
+  if (!::realpath(info.dli_fname, real)) return;
+  event.object = real;
+  if (event.futex_hi > event.futex_lo) event.object_offset = event.futex_lo - reinterpret_cast<std::uint64_t>(info.dli_fbase);
 }
 
 void pause_briefly() {
@@ -78,9 +92,12 @@ protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter) {
   }
   if (without_waiting) {
     event.has_gil = false;
+    // Which libpython has none: other processes that load it (the same build) have none either.
+    note_object(reinterpret_cast<std::uintptr_t>(api.PyInterpreterState_Get), event);
   } else if (word != 0) {
     event.futex_lo = word - kGilWindowBelow;
     event.futex_hi = word + kGilWindowAbove;
+    note_object(word, event);
   } else {
     event.note = syscall_file ? "a thread waiting for it was not seen in a futex wait within 200 ms"
                               : "cannot read /proc/self/task/TID/syscall";
