@@ -533,7 +533,8 @@ std::string seconds(std::int64_t ns) {
 
 // thread_states.coverage: the share of the tree's CPU (each process's kernel count at its last
 // checkpoint) that threads with a known GIL wait account for, by then; and why the rest was not seen.
-void account_coverage(const ThreadObservations& obs, const std::map<pid_t, bool>& located, ThreadStates& out) {
+void account_coverage(const ThreadObservations& obs, const std::map<pid_t, bool>& located, bool script_interpreters,
+                      ThreadStates& out) {
   std::int64_t kernel = 0, seen = 0, unlocated = 0;
   long unlocated_processes = 0;
   for (const auto& [pid, p] : obs.processes) {
@@ -552,7 +553,9 @@ void account_coverage(const ThreadObservations& obs, const std::map<pid_t, bool>
   out.coverage = std::min(1.0, static_cast<double>(seen) / static_cast<double>(kernel));
   const auto& m = obs.misses;
   std::vector<std::string> why;
-  if (unlocated > 0)
+  if (unlocated > 0 && script_interpreters)
+    why.push_back("the script's own subinterpreters: their GILs are not located (" + seconds(unlocated) + " of CPU)");
+  else if (unlocated > 0)
     why.push_back("GIL not located in " + with_commas(unlocated_processes) + " process" + (unlocated_processes == 1 ? "" : "es") +
                   " (" + seconds(unlocated) + " of CPU): their GIL wait is unknown");
   if (m.fd_threads > 0 || m.fd_processes > 0)
@@ -579,9 +582,13 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
   out.cost_ns = obs.cost_ns;
   ProcessGils root_gils;
   root_gils.located = !gils.empty();
-  for (const auto& g : gils)
-    if (g.has_gil) root_gils.windows.push_back({g.lo, g.hi});
+  bool script_interpreters = false;  // the script made interpreters: their GILs not located
+  for (const auto& g : gils) {
+    if (g.interpreter < 0) script_interpreters = true;
+    else if (g.has_gil) root_gils.windows.push_back({g.lo, g.hi});
+  }
   out.gil = !root_gils.located ? unlocated_why : root_gils.windows.empty() ? "none" : "located";
+  if (script_interpreters) root_gils.located = false;
 
   auto excluded = [&](const ThreadTrack& t) {
     return std::find(not_the_case.begin(), not_the_case.end(), t.tid) != not_the_case.end();
@@ -613,7 +620,7 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
     if (static_cast<int>(out.threads.size()) < kMaxThreadsKept) out.threads.push_back(std::move(rec));
     else ++out.threads_not_kept;
   }
-  account_coverage(obs, located, out);
+  account_coverage(obs, located, script_interpreters, out);
   return out;
 }
 

@@ -165,7 +165,7 @@ class ThreadStateSampler {
 struct GilReport {
   bool has_gil = false;
   std::uint64_t lo = 0, hi = 0;
-  std::int64_t interpreter = 0;  // 0: the main one
+  std::int64_t interpreter = 0;  // 0: the main one; < 0: interpreters the script made, not located (no window)
   // The object (libpython, or the program Python is linked into) that holds the window, and the window's
   // offset from its load address: where the same GIL lives in other processes that load that object
   // (spawn and forkserver workers). Empty: not static in an object (a subinterpreter's own GIL).

@@ -155,6 +155,9 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
     again.after_case = true;
     events.send(again);
   }
+  // Interpreters the script made (own GILs, on a build with one): not located.
+  if (spec.locate_gil && (!gil_off_at_start || event.outcome.gil_enabled.value_or(false)))
+    if (const auto others = gilhost::script_interpreters(api)) events.send(*others);
   return static_cast<int>(event.outcome.exit_code);
 }
 

@@ -383,3 +383,20 @@ TEST_CASE("thread-state sampler: a process's own threads are read, counted again
   CHECK(obs.misses.fd_threads == 0);
   CHECK(obs.threads.size() == 1);
 }
+
+TEST_CASE("classify_threads: interpreters the script made leave its process's GIL waits unknown", "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(800);
+  const SyscallReading gil_wait = in_call(SYS_futex, 0x1060, FUTEX_WAIT_BITSET_PRIVATE);
+  for (pid_t tid : {800, 801})
+    obs.threads.push_back({800, tid, "t", {reading(0, 0, running()), reading(10, 5, gil_wait)}});
+  obs.processes[800].cpu_ns = 10000000;
+  obs.processes[800].seen_cpu_ns = 10000000;
+  gilhost::GilReport others{true, 0, 0, -1, "", 0};
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 0x1000, 0x1100}, others}, "");
+  CHECK(s.gil == "located");  // the main interpreter's is
+  REQUIRE(s.threads.size() == 2);
+  CHECK_FALSE(s.threads[0].gil_located);
+  REQUIRE(s.coverage);
+  CHECK(*s.coverage == 0.0);
+  CHECK(s.coverage_why.find("the script's own subinterpreters") != std::string::npos);
+}
