@@ -296,7 +296,7 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   r.t_ns = now_ns - start_ns_;
   if (!sched || !read_schedstat(sched.get(), r.cpu_ns, r.delay_ns)) {
     const int err = errno;
-    if (had_fds) --with_fds_;
+    if (had_fds) with_fds_ = std::max(0, with_fds_ - 1);
     if (!sched && out_of_descriptors(err)) {
       // Not gone: unread this tick, and said (coverage_why).
       if (!t.missed_fd) ++obs_.misses.fd_threads;
@@ -343,7 +343,7 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
     t.schedstat = std::move(sched);
     t.syscall = std::move(sys);
   } else if (had_fds) {
-    --with_fds_;
+    with_fds_ = std::max(0, with_fds_ - 1);
   }
 }
 
