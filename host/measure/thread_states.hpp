@@ -68,10 +68,10 @@ struct ThreadObservations {
   struct Process {
     bool python = false;        // one of the run's Python processes (the root, its forks, python*)
     bool root_program = false;  // the root's program: the root or a fork of it, its GILs at the same addresses
-    std::string exe;
+    std::string exe{};
     // Where each libpython (or its program, when Python is linked in) is loaded: a GIL's place in another
     // process is its object's load address there plus the offset the runner reported (GilReport).
-    std::map<std::string, std::uint64_t> bases;
+    std::map<std::string, std::uint64_t> bases{};
     // Coverage: the kernel's cumulative CPU count of the process (/proc/PID/stat, which includes its ended
     // threads) at its last checkpoint (a tick that read both it and its threads, or its exit seen as a
     // zombie), and what its threads' readings accounted for by then. -1: no checkpoint.
@@ -169,7 +169,7 @@ struct GilReport {
   // The object (libpython, or the program Python is linked into) that holds the window, and the window's
   // offset from its load address: where the same GIL lives in other processes that load that object
   // (spawn and forkserver workers). Empty: not static in an object (a subinterpreter's own GIL).
-  std::string object;
+  std::string object{};
   std::uint64_t object_offset = 0;
 };
 
