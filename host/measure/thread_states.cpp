@@ -170,6 +170,12 @@ bool out_of_descriptors(int err) { return err == EMFILE || err == ENFILE || err 
 // process of the root's program (a spawn worker is a fork of it until it execs python).
 void ThreadStateSampler::note_process(pid_t pid, bool rescan) {
   auto found = obs_.processes.find(pid);
+  // A worker seen just after its exec may not have its libpython mapped yet: read again at rescans, a few times.
+  if (found != obs_.processes.end() && rescan && found->second.python && !found->second.root_program &&
+      found->second.bases.size() < 2 && maps_reads_[pid] < kMaxMapsReads) {
+    ++maps_reads_[pid];
+    note_objects(pid, found->second);
+  }
   if (found != obs_.processes.end() && !(rescan && pid != root_ && found->second.root_program)) return;
   const std::string exe = exe_of(pid);
   if (pid == root_) root_exe_ = exe;

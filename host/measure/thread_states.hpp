@@ -138,6 +138,8 @@ class ThreadStateSampler {
     std::int64_t checkpoint_cpu_ns = -1;  // this tick's kernel count, until end_tick records it
   };
   static constexpr int kMaxTaskDirs = 64;
+  static constexpr int kMaxMapsReads = 10;  // per process, at rescans, until its libpython is seen mapped
+  std::map<pid_t, int> maps_reads_;
   static constexpr long kChurnTicks = 50;  // every tick for this long after threads were seen coming and going
   void list_threads(pid_t pid, Process& p);
   void read_thread(Track& t, std::int64_t now_ns);
