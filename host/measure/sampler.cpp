@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -171,6 +172,7 @@ void TreeSampler::rescan_tree() {
     if (it == members_.end()) {
       it = members_.emplace(pid, Member{}).first;
       it->second.stat_fd = open_stat(pid);
+      if (!it->second.stat_fd && (errno == EMFILE || errno == ENFILE) && threads_) threads_->process_unreadable();
     }
     Member& m = it->second;
     if (!m.stat_fd) continue;
@@ -206,6 +208,7 @@ void TreeSampler::rescan_all() {
     for (auto it = parent_of.begin(); it != parent_of.end();) {
       if (members_.count(it->second)) {
         members_[it->first].stat_fd = open_stat(it->first);
+        if (!members_[it->first].stat_fd && (errno == EMFILE || errno == ENFILE) && threads_) threads_->process_unreadable();
         it = parent_of.erase(it);
         grew = true;
       } else {
@@ -250,10 +253,13 @@ bool TreeSampler::sample_member(pid_t pid, Member& m, bool full, Sample& s, std:
   if (full || m.threads == 0 || !read_fast(pid, m, rss_pages)) {
     ProcStat st;
     if (!read_stat_fd(m.stat_fd.get(), st) || st.state == 'Z') {
+      // A zombie's count is final: the thread states' last checkpoint of it.
+      if (st.state == 'Z' && threads_) threads_->process_ended(pid, cpu_ns_of(st.utime_ticks + st.stime_ticks));
       // Gone, or a zombie whose memory is already released: keep the fds closed but remember the pid.
       close_member(m);
       return false;
     }
+    ++m.stat_reads;
     m.threads = st.threads;
     m.cpu_ticks = st.utime_ticks + st.stime_ticks;
     rss_pages = st.rss_pages;
@@ -280,13 +286,19 @@ void TreeSampler::sample() {
   const long tick = ticks_++;
   const bool rescanned = tick % rescan_every_ == 0;
   if (rescanned) rescan();
-  const bool full = tick % stat_every_ == 0;
+  const bool read_threads = threads_ && threads_->due_at(tick);
+  // The thread states' coverage needs each process's CPU at ticks that read its threads too: at rescans.
+  const bool full = tick % stat_every_ == 0 || (read_threads && rescanned);
   Sample s;
   s.t_ns = t0 - start_ns_;
   std::uint64_t ticks = 0;
-  const bool read_threads = threads_ && ThreadStateSampler::reads_threads_at(tick);
-  for (auto& [pid, member] : members_)
-    if (sample_member(pid, member, full, s, ticks) && read_threads) threads_->sample_process(pid, member.threads, rescanned);
+  if (read_threads) threads_->begin_tick(tick);
+  for (auto& [pid, member] : members_) {
+    const std::uint64_t before = member.stat_reads;
+    if (!sample_member(pid, member, full, s, ticks) || !read_threads) continue;
+    const bool counted = member.stat_reads != before;
+    threads_->sample_process(pid, member.threads, rescanned, counted ? cpu_ns_of(member.cpu_ticks) : -1);
+  }
   if (read_threads) threads_->end_tick();
   s.cpu_s = static_cast<double>(ticks) / clock_ticks_;
   if (s.processes > 0) {

@@ -84,7 +84,9 @@ class TreeSampler {
     UniqueFd children_fd;  // /proc/PID/task/PID/children, kept while it has one thread and the above
     long threads = 0;  // as last sampled; 0: not known yet
     std::uint64_t cpu_ticks = 0;  // as last read from stat
+    std::uint64_t stat_reads = 0;
   };
+  std::int64_t cpu_ns_of(std::uint64_t ticks) const { return static_cast<std::int64_t>(static_cast<double>(ticks) * 1e9 / clock_ticks_); }
   // Reads one member into `s`; false when it is gone (its descriptors are closed then).
   bool sample_member(pid_t pid, Member& m, bool full, Sample& s, std::uint64_t& ticks);
   bool read_fast(pid_t pid, Member& m, long& rss_pages);

@@ -3,6 +3,7 @@
 // two readings, each with its own time per state), so the timeline always agrees with the totals, even
 // where a later reading corrects an earlier interval.
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 #include "measure/thread_states.hpp"
@@ -231,6 +232,92 @@ ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils) {
 
 }  // namespace
 
+namespace {
+
+// Where the GILs of one process of the run live, from what the runner said of its own (`root`).
+ProcessGils gils_of_process(const ThreadObservations::Process& process, const ProcessGils& root,
+                            const std::vector<GilReport>& gils, int threads) {
+  if (threads == 1) return {true, {}};  // a lone thread never waits for its own GIL
+  if (process.root_program) return root;
+  // Another program (a spawn or forkserver worker): its main interpreter's GIL where its object is
+  // loaded in it, when the runner's is static in an object (libpython, or the program).
+  for (const auto& g : gils) {
+    if (g.interpreter != 0 || g.object.empty()) continue;
+    const auto base = process.bases.find(g.object);
+    if (base == process.bases.end()) continue;
+    if (!g.has_gil) return {true, {}};  // the same build, with no GIL
+    const std::uint64_t lo = base->second + g.object_offset;
+    return {true, {{lo, lo + (g.hi - g.lo)}}};
+  }
+  return {false, {}};
+}
+
+std::string with_commas(long n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string seconds(std::int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+// Why the threads seen account for less than the kernel's count: each reason in plain words.
+std::vector<std::string> coverage_reasons(const ThreadObservations& obs, const ThreadStates& out, std::int64_t kernel,
+                                          std::int64_t seen, std::int64_t unlocated, long unlocated_processes,
+                                          bool script_interpreters) {
+  const auto& m = obs.misses;
+  std::vector<std::string> why;
+  if (unlocated > 0 && script_interpreters)
+    why.push_back("the script's own subinterpreters: their GILs are not located (" + seconds(unlocated) + " of CPU)");
+  else if (unlocated > 0)
+    why.push_back("GIL not located in " + with_commas(unlocated_processes) + " process" + (unlocated_processes == 1 ? "" : "es") +
+                  " (" + seconds(unlocated) + " of CPU): their GIL wait is unknown");
+  if (m.fd_threads > 0 || m.fd_processes > 0)
+    why.push_back("descriptors ran out: " + with_commas(m.fd_threads) + " threads and " + with_commas(m.fd_processes) +
+                  " processes not read");
+  if (m.unreadable_threads > 0) why.push_back("/proc/…/task files unreadable for " + with_commas(m.unreadable_threads) + " threads");
+  if (m.capped_reads > 0)
+    why.push_back(std::to_string(ThreadStateSampler::kMaxThreadsPerTick) + "-thread cap: up to " + with_commas(m.most_due) +
+                  " threads due in one tick, read in turn");
+  const std::int64_t missed = kernel - seen - unlocated;
+  if (out.coverage && *out.coverage < ThreadStates::kMinCoverage && missed > 0)
+    why.push_back(seconds(missed) + " of the tree's " + seconds(kernel) + " of CPU ran in threads that lived between two readings (" +
+                  with_commas(static_cast<long>(obs.threads.size())) + " threads seen)");
+  return why;
+}
+
+// thread_states.coverage: the share of the tree's CPU (each process's kernel count at its last
+// checkpoint) that threads with a known GIL wait account for, by then; and why the rest was not seen.
+void account_coverage(const ThreadObservations& obs, const std::map<pid_t, bool>& located, bool script_interpreters,
+                      ThreadStates& out) {
+  std::int64_t kernel = 0, seen = 0, unlocated = 0;
+  long unlocated_processes = 0;
+  for (const auto& [pid, p] : obs.processes) {
+    if (p.cpu_ns < 0) continue;
+    kernel += p.cpu_ns;
+    const auto known = located.find(pid);
+    const std::int64_t mine = std::min(p.seen_cpu_ns, p.cpu_ns + 10000000);  // the kernel's count is in 10 ms ticks
+    if (known != located.end() && !known->second) {
+      unlocated += mine;
+      ++unlocated_processes;
+    } else {
+      seen += mine;
+    }
+  }
+  if (kernel <= 0) return;  // nothing ran long enough to count: not measured
+  out.coverage = std::min(1.0, static_cast<double>(seen) / static_cast<double>(kernel));
+  for (const auto& w : coverage_reasons(obs, out, kernel, seen, unlocated, unlocated_processes, script_interpreters))
+    out.coverage_why += (out.coverage_why.empty() ? "" : "; ") + w;
+}
+
+}  // namespace
+
 ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,
                               const std::string& unlocated_why, const std::vector<pid_t>& not_the_case) {
   ThreadStates out;
@@ -239,32 +326,41 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
   out.cost_ns = obs.cost_ns;
   ProcessGils root_gils;
   root_gils.located = !gils.empty();
-  for (const auto& g : gils)
-    if (g.has_gil) {
+  bool script_interpreters = false;  // the script made interpreters: their GILs not located
+  for (const auto& g : gils) {
+    if (g.interpreter < 0) {
+      script_interpreters = true;
+    } else if (g.has_gil) {
       root_gils.windows.push_back({g.lo, g.hi});
       out.gil_windows.push_back({g.lo, g.hi});
     }
+  }
   out.gil = !root_gils.located ? unlocated_why : root_gils.windows.empty() ? "none" : "located";
+  if (script_interpreters) root_gils.located = false;
 
-  // Threads per process: a lone thread never waits for its own process's GIL.
   auto excluded = [&](const ThreadTrack& t) {
     return std::find(not_the_case.begin(), not_the_case.end(), t.tid) != not_the_case.end();
   };
   std::map<pid_t, int> threads_of;
   for (const auto& t : obs.threads) ++threads_of[t.pid];
-  const ProcessGils lone{true, {}};
-  const ProcessGils unknown{false, {}};
+  std::map<pid_t, ProcessGils> gils_by_pid;
+  std::map<pid_t, bool> located;
+  for (const auto& [pid, count] : threads_of) {
+    const auto found = obs.processes.find(pid);
+    const ThreadObservations::Process process = found != obs.processes.end() ? found->second : ThreadObservations::Process{};
+    gils_by_pid[pid] = gils_of_process(process, root_gils, gils, count);
+    located[pid] = gils_by_pid[pid].located || !process.python;
+  }
   for (const auto& t : obs.threads) {
     if (excluded(t)) continue;
     const auto found = obs.processes.find(t.pid);
-    const ThreadObservations::Process process = found != obs.processes.end() ? found->second : ThreadObservations::Process{};
-    const ProcessGils& process_gils = threads_of[t.pid] == 1 ? lone : process.root_program ? root_gils : unknown;
-    ThreadRecord rec = record_of(t, process_gils);
-    rec.python = process.python;
+    ThreadRecord rec = record_of(t, gils_by_pid[t.pid]);
+    rec.python = found != obs.processes.end() && found->second.python;
     if (rec.python) out.python_totals += rec.times;
     if (static_cast<int>(out.threads.size()) < kMaxThreadsKept) out.threads.push_back(std::move(rec));
     else ++out.threads_not_kept;
   }
+  account_coverage(obs, located, script_interpreters, out);
   return out;
 }
 

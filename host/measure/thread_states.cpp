@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -160,40 +161,103 @@ ThreadStateSampler::ThreadStateSampler(pid_t root, std::int64_t start_ns, int in
   obs_.root = root;
 }
 
+namespace {
+bool out_of_descriptors(int err) { return err == EMFILE || err == ENFILE || err == ENOMEM; }
+}  // namespace
+
 // A Python process of the run: the root, its forks (the same program), or a program named python*
-// (multiprocessing's spawn and forkserver workers). Read once per process.
-void ThreadStateSampler::note_process(pid_t pid) {
-  if (obs_.processes.count(pid)) return;
+// (multiprocessing's spawn and forkserver workers). Read at first sight, and again at rescans for a
+// process of the root's program (a spawn worker is a fork of it until it execs python).
+void ThreadStateSampler::note_process(pid_t pid, bool rescan) {
+  auto found = obs_.processes.find(pid);
+  // A worker seen just after its exec may not have its libpython mapped yet: read again at rescans, a few times.
+  if (found != obs_.processes.end() && rescan && found->second.python && !found->second.root_program &&
+      found->second.bases.size() < 2 && maps_reads_[pid] < kMaxMapsReads) {
+    ++maps_reads_[pid];
+    note_objects(pid, found->second);
+  }
+  if (found != obs_.processes.end() && !(rescan && pid != root_ && found->second.root_program)) return;
   const std::string exe = exe_of(pid);
   if (pid == root_) root_exe_ = exe;
-  const std::string base = exe.substr(exe.rfind('/') + 1);
   ThreadObservations::Process& p = obs_.processes[pid];
+  if (found != obs_.processes.end() && exe == p.exe) return;
+  const std::string base = exe.substr(exe.rfind('/') + 1);
+  p.exe = exe;
   p.root_program = pid == root_ || (!exe.empty() && exe == root_exe_);
   p.python = p.root_program || base.rfind("python", 0) == 0;
+  p.bases.clear();
+  if (p.python && !p.root_program) note_objects(pid, p);
 }
 
+// The load address of each libpython and of the program itself in /proc/PID/maps: its first mapping, at
+// file offset 0. Read once per process (after its exec): a GIL in it is found from these after the run.
+void ThreadStateSampler::note_objects(pid_t pid, ThreadObservations::Process& p) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/maps", static_cast<int>(pid));
+  std::FILE* maps = std::fopen(path, "re");
+  if (!maps) return;
+  char line[4352];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long long lo = 0, offset = 0;
+    int name_at = 0;
+    if (std::sscanf(line, "%llx-%*x %*s %llx %*s %*s %n", &lo, &offset, &name_at) < 2 || name_at == 0) continue;
+    std::string name(line + name_at);
+    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    if (offset != 0 || name.empty() || name[0] != '/') continue;
+    if (name == p.exe || name.find("/libpython") != std::string::npos) p.bases.emplace(name, lo);
+  }
+  std::fclose(maps);
+}
+
+// The thread ids in /proc/PID/task, through a descriptor kept open (getdents from its start) for the
+// first kMaxTaskDirs processes.
 void ThreadStateSampler::list_threads(pid_t pid, Process& p) {
-  p.tids.clear();
+  ++obs_.misses.listings;
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/task", static_cast<int>(pid));
-  DIR* dir = ::opendir(path);
-  if (!dir) return;
-  while (dirent* e = ::readdir(dir))
-    if (e->d_name[0] >= '1' && e->d_name[0] <= '9') p.tids.push_back(static_cast<pid_t>(std::atol(e->d_name)));
-  ::closedir(dir);
+  UniqueFd dir = p.task_dir ? std::move(p.task_dir) : UniqueFd(::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir) {
+    if (out_of_descriptors(errno)) descriptors_ran_out();
+    return;  // gone, or unreadable: its threads as last listed
+  }
+  std::vector<pid_t> tids;
+  alignas(8) char buf[8192];
+  bool ok = ::lseek(dir.get(), 0, SEEK_SET) == 0;
+  for (long n; ok && (n = ::syscall(SYS_getdents64, dir.get(), buf, sizeof buf)) > 0;) {
+    for (long at = 0; at < n;) {
+      struct Entry { std::uint64_t ino; std::int64_t off; unsigned short reclen; unsigned char type; char name[1]; };
+      const auto* e = reinterpret_cast<const Entry*>(buf + at);
+      if (e->name[0] >= '1' && e->name[0] <= '9') tids.push_back(static_cast<pid_t>(std::atol(e->name)));
+      at += e->reclen;
+    }
+  }
+  if (!ok || tids.empty()) return;
+  // Threads that came and went since the last listing: read every tick for a while.
+  if (p.listed_threads > 0)
+    for (pid_t tid : tids)
+      if (!tracks_.count(tid)) full_rate_until_ = std::max(full_rate_until_, tick_ + kChurnTicks);
+  p.tids = std::move(tids);
   p.listed_threads = static_cast<long>(p.tids.size());
+  if (p.task_dir || task_dirs_ < kMaxTaskDirs) {
+    if (!p.task_dir) ++task_dirs_;
+    p.task_dir = std::move(dir);
+  }
 }
 
-void ThreadStateSampler::sample_process(pid_t pid, long threads, bool rescan) {
+void ThreadStateSampler::sample_process(pid_t pid, long threads, bool rescan, std::int64_t cpu_ns) {
   const std::int64_t t0 = monotonic_ns();
   Process& p = processes_[pid];
   if (threads == 1) {
     p.tids.assign(1, pid);
     p.listed_threads = 1;
-  } else if (rescan || threads != p.listed_threads) {
+  } else if (rescan || threads != p.listed_threads || tick_ < full_rate_until_) {
     list_threads(pid, p);
   }
-  note_process(pid);
+  note_process(pid, rescan);
+  if (cpu_ns >= 0) {
+    p.checkpoint_cpu_ns = cpu_ns;
+    checkpoints_.push_back(pid);
+  }
   for (pid_t tid : p.tids) {
     auto [it, added] = tracks_.try_emplace(tid);
     Track& t = it->second;
@@ -213,17 +277,47 @@ void ThreadStateSampler::sample_process(pid_t pid, long threads, bool rescan) {
   obs_.cost_ns += monotonic_ns() - t0;
 }
 
+void ThreadStateSampler::process_ended(pid_t pid, std::int64_t cpu_ns) {
+  auto p = processes_.find(pid);
+  auto o = obs_.processes.find(pid);
+  if (p == processes_.end() || o == obs_.processes.end()) return;
+  o->second.cpu_ns = cpu_ns;
+  o->second.seen_cpu_ns = p->second.seen_cpu_ns;
+}
+
+// Descriptors ran out: none is kept open from now on (each read opens and closes its file).
+void ThreadStateSampler::descriptors_ran_out() {
+  max_with_fds_ = 0;
+  for (auto& [tid, t] : tracks_) {
+    t.schedstat.reset();
+    t.syscall.reset();
+  }
+  with_fds_ = 0;
+}
+
 void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   const bool had_fds = static_cast<bool>(t.schedstat);
   UniqueFd sched = had_fds ? std::move(t.schedstat) : open_task_file(t.data.pid, t.data.tid, "schedstat");
-  UniqueFd sys = had_fds ? std::move(t.syscall) : open_task_file(t.data.pid, t.data.tid, "syscall");
   ThreadReading r;
   r.t_ns = now_ns - start_ns_;
   if (!sched || !read_schedstat(sched.get(), r.cpu_ns, r.delay_ns)) {
+    const int err = errno;
+    if (had_fds) with_fds_ = std::max(0, with_fds_ - 1);
+    if (!sched && out_of_descriptors(err)) {
+      // Not gone: unread this tick, and said (coverage_why).
+      if (!t.missed_fd) ++obs_.misses.fd_threads;
+      t.missed_fd = true;
+      descriptors_ran_out();
+      return;
+    }
+    if (!sched && err == EACCES && !t.missed_unreadable) {
+      ++obs_.misses.unreadable_threads;
+      t.missed_unreadable = true;
+    }
     t.gone = true;  // exited: its last reading stands
-    if (had_fds) --with_fds_;
     return;
   }
+  UniqueFd sys = had_fds ? std::move(t.syscall) : UniqueFd{};
   // The syscall file is the dearer read (a permission check and the task's registers): not read again for a
   // thread that has not run since its last reading found it blocked (it is blocked there still), nor for
   // one that was on a CPU or queued for one nearly all the time since (it is running).
@@ -233,15 +327,29 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   } else if (last && 10 * ((r.cpu_ns - last->cpu_ns) + (r.delay_ns - last->delay_ns)) >= 9 * (r.t_ns - last->t_ns)) {
     r.syscall.kind = SyscallReading::Kind::running;
   } else {
+    if (!sys) {
+      if (max_with_fds_ == 0) sched.reset();  // one descriptor at a time when they ran out
+      sys = open_task_file(t.data.pid, t.data.tid, "syscall");
+    }
     char buf[256];
     if (sys && read_small(sys.get(), buf, sizeof buf) > 0) r.syscall = parse_syscall(buf);
+    else if (!sys && out_of_descriptors(errno) && !t.missed_fd) {
+      ++obs_.misses.fd_threads;
+      t.missed_fd = true;
+    } else if (!t.missed_unreadable) {
+      ++obs_.misses.unreadable_threads;
+      t.missed_unreadable = true;
+    }
   }
+  processes_[t.data.pid].seen_cpu_ns += r.cpu_ns - (last ? last->cpu_ns : 0);
   t.data.readings.push_back(r);
   // Kept open for the next tick, for the first kMaxThreadsWithFds threads.
-  if (had_fds || with_fds_ < kMaxThreadsWithFds) {
+  if (sched && sys && (had_fds || with_fds_ < max_with_fds_)) {
     if (!had_fds) ++with_fds_;
     t.schedstat = std::move(sched);
     t.syscall = std::move(sys);
+  } else if (had_fds) {
+    with_fds_ = std::max(0, with_fds_ - 1);
   }
 }
 
@@ -256,6 +364,15 @@ void ThreadStateSampler::end_tick() {
     for (std::size_t k = 0; k < count; ++k) read_thread(*due_[(cursor_ + k) % n], now);
     cursor_ = n > count ? (cursor_ + count) % n : 0;
   }
+  obs_.misses.capped_reads += static_cast<long>(n - count);
+  obs_.misses.most_due = std::max(obs_.misses.most_due, static_cast<long>(n));
+  for (pid_t pid : checkpoints_) {
+    const Process& p = processes_[pid];
+    ThreadObservations::Process& o = obs_.processes[pid];
+    o.cpu_ns = p.checkpoint_cpu_ns;
+    o.seen_cpu_ns = p.seen_cpu_ns;
+  }
+  checkpoints_.clear();
   due_.clear();
   ++obs_.ticks;
   obs_.cost_ns += monotonic_ns() - t0;

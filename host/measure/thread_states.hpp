@@ -68,9 +68,28 @@ struct ThreadObservations {
   struct Process {
     bool python = false;        // one of the run's Python processes (the root, its forks, python*)
     bool root_program = false;  // the root's program: the root or a fork of it, its GILs at the same addresses
+    std::string exe{};
+    // Where each libpython (or its program, when Python is linked in) is loaded: a GIL's place in another
+    // process is its object's load address there plus the offset the runner reported (GilReport).
+    std::map<std::string, std::uint64_t> bases{};
+    // Coverage: the kernel's cumulative CPU count of the process (/proc/PID/stat, which includes its ended
+    // threads) at its last checkpoint (a tick that read both it and its threads, or its exit seen as a
+    // zombie), and what its threads' readings accounted for by then. -1: no checkpoint.
+    std::int64_t cpu_ns = -1;
+    std::int64_t seen_cpu_ns = 0;
   };
   std::map<pid_t, Process> processes;
   std::vector<ThreadTrack> threads;
+  // Threads the sampler could not read fully, none dropped silently: each lowers the coverage and says why.
+  struct Misses {
+    long fd_threads = 0;          // threads whose files could not be opened: descriptors ran out
+    long unreadable_threads = 0;  // threads whose schedstat or syscall file could not be read (not gone)
+    long capped_reads = 0;        // readings left to a later tick by the kMaxThreadsPerTick cap
+    long most_due = 0;            // the most threads due in one tick
+    long listings = 0;            // task lists read
+    long fd_processes = 0;        // processes not read: descriptors ran out
+  };
+  Misses misses;
   bool empty() const { return threads.empty(); }
 };
 
@@ -79,8 +98,18 @@ class ThreadStateSampler {
  public:
   ThreadStateSampler(pid_t root, std::int64_t start_ns, int interval_ms);
   // One live process at one tick: `threads` as just counted; `rescan` on the ticks that look for new
-  // processes (thread names are read again then, and the thread list).
-  void sample_process(pid_t pid, long threads, bool rescan);
+  // processes (thread names are read again then, and the thread list). `cpu_ns`: the kernel's count of
+  // the process's CPU read this tick (/proc/PID/stat), or -1: a checkpoint for the coverage when >= 0.
+  void sample_process(pid_t pid, long threads, bool rescan, std::int64_t cpu_ns = -1);
+  // A process seen exited (a zombie) with its final CPU count: its last checkpoint.
+  void process_ended(pid_t pid, std::int64_t cpu_ns);
+  // A process whose /proc files could not be opened (descriptors ran out).
+  void process_unreadable() { ++obs_.misses.fd_processes; }
+  // Whether tick `tick` reads the threads: as reads_threads_at, and every tick for a while after a task
+  // list showed threads coming and going (short-lived threads are seen at every interval then).
+  bool due_at(long tick) const { return tick < full_rate_until_ || reads_threads_at(tick); }
+  // Starts a tick that reads the threads (`tick` as in due_at).
+  void begin_tick(long tick) { tick_ = tick; }
   // Reads the threads due this tick.
   void end_tick();
   // Whether the sampler's tick `tick` (0, 1, ...) reads the threads: every tick for the run's first
@@ -99,14 +128,24 @@ class ThreadStateSampler {
     ThreadTrack data;
     UniqueFd schedstat, syscall;
     bool gone = false;
+    bool missed_fd = false, missed_unreadable = false;  // counted once in obs_.misses
   };
   struct Process {
     std::vector<pid_t> tids;  // as last listed
     long listed_threads = 0;
+    UniqueFd task_dir;        // /proc/PID/task, kept for the first kMaxTaskDirs processes
+    std::int64_t seen_cpu_ns = 0;  // its threads' CPU as last read, all together
+    std::int64_t checkpoint_cpu_ns = -1;  // this tick's kernel count, until end_tick records it
   };
+  static constexpr int kMaxTaskDirs = 64;
+  static constexpr int kMaxMapsReads = 10;  // per process, at rescans, until its libpython is seen mapped
+  std::map<pid_t, int> maps_reads_;
+  static constexpr long kChurnTicks = 50;  // every tick for this long after threads were seen coming and going
   void list_threads(pid_t pid, Process& p);
   void read_thread(Track& t, std::int64_t now_ns);
-  void note_process(pid_t pid);
+  void note_process(pid_t pid, bool rescan);
+  void note_objects(pid_t pid, ThreadObservations::Process& p);
+  void descriptors_ran_out();
 
   pid_t root_;
   std::string root_exe_;
@@ -115,6 +154,11 @@ class ThreadStateSampler {
   std::map<pid_t, Process> processes_;
   std::map<pid_t, Track> tracks_;  // by tid
   int with_fds_ = 0;
+  int max_with_fds_ = kMaxThreadsWithFds;  // 0 once descriptors ran out: files opened at each read
+  int task_dirs_ = 0;
+  long tick_ = 0;
+  long full_rate_until_ = 0;
+  std::vector<pid_t> checkpoints_;  // processes with a kernel count this tick
   std::size_t cursor_ = 0;  // where the next tick starts reading, when not every thread fits in one
   std::vector<Track*> due_;
 };
@@ -123,11 +167,19 @@ class ThreadStateSampler {
 struct GilReport {
   bool has_gil = false;
   std::uint64_t lo = 0, hi = 0;
+  std::int64_t interpreter = 0;  // 0: the main one; < 0: interpreters the script made, not located (no window)
+  // The object (libpython, or the program Python is linked into) that holds the window, and the window's
+  // offset from its load address: where the same GIL lives in other processes that load that object
+  // (spawn and forkserver workers). Empty: not static in an object (a subinterpreter's own GIL).
+  std::string object{};
+  std::uint64_t object_offset = 0;
 };
 
 // The record's thread states: `gils` apply to the root process and to its forks (the same addresses);
-// other processes' GILs are not located unless they have one thread (a lone thread never waits for its
-// own GIL). `unlocated_why` says why the root's GIL is not known when `gils` is empty.
+// in other Python processes that load the main interpreter's GIL's object, that GIL is at their load
+// address plus its offset; other processes' GILs are not located unless they have one thread (a lone
+// thread never waits for its own GIL). `unlocated_why` says why the root's GIL is not known when `gils`
+// is empty. The coverage counts only threads whose GIL wait is known.
 // In measure/thread_classify.cpp: the totals and the timeline come from the same intervals.
 // `not_the_case`: the runner's own helper threads (none of the case's), left out.
 ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,

@@ -102,6 +102,11 @@ json event_json(const GilEvent& e) {
     j["futex_hi"] = e.futex_hi;
   }
   if (!e.note.empty()) j["note"] = e.note;
+  if (!e.object.empty()) {
+    j["object"] = e.object;
+    j["object_offset"] = e.object_offset;
+  }
+  if (e.after_case) j["after_case"] = true;
   return j;
 }
 
@@ -306,6 +311,9 @@ Event event_from(const json& j) {
     read(j, "futex_hi", e.futex_hi);
     read(j, "note", e.note);
     read(j, "helper_tid", e.helper_tid);
+    read(j, "object", e.object);
+    read(j, "object_offset", e.object_offset);
+    read(j, "after_case", e.after_case);
     return e;
   }
   if (name == "finalized") {

@@ -8,10 +8,14 @@ template <typename T>
 void keep_first(std::optional<T>& slot, T&& event) {
   if (!slot) slot = std::move(event);
 }
-// The first for each interpreter.
+// The first for each interpreter; but a GIL located after the case (turned on during it) replaces a report
+// that it had none.
 void keep_first_of(std::vector<GilEvent>& list, GilEvent&& event) {
-  for (const auto& known : list)
-    if (known.interpreter == event.interpreter) return;
+  for (auto& known : list) {
+    if (known.interpreter != event.interpreter) continue;
+    if (event.after_case && !known.has_gil && event.has_gil && event.futex_hi > event.futex_lo) known = std::move(event);
+    return;
+  }
   list.push_back(std::move(event));
 }
 }  // namespace

@@ -86,6 +86,14 @@ struct GilEvent {
   std::uint64_t futex_lo = 0, futex_hi = 0;
   std::string note;              // why it could not be located, when has_gil and no window
   std::int64_t helper_tid = 0;   // the runner's own thread that waited for it: none of the case's threads
+  // The file (libpython, or the program Python is linked into) whose image holds the window, and the
+  // window's offset from its load address: the same GIL in other processes that load that file (spawn
+  // and forkserver workers' main interpreter). Empty: not in a file's image (a subinterpreter's own GIL).
+  std::string object;
+  std::uint64_t object_offset = 0;
+  // Said after the case: a free-threaded build's GIL turned on during it (an extension without
+  // Py_mod_gil), located then. It replaces an earlier report of no GIL for the same interpreter.
+  bool after_case = false;
 };
 
 // The case, bracketed with CLOCK_MONOTONIC and getrusage, and its outcome.

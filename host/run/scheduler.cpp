@@ -153,7 +153,8 @@ std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std
     unlocated = "not located (" + main_gil->note + ")";
   else if (main_gil != child.events.gils.end())
     for (const auto& g : child.events.gils)
-      if (!g.has_gil || g.futex_hi > g.futex_lo) gils.push_back({g.has_gil, g.futex_lo, g.futex_hi});
+      if (!g.has_gil || g.futex_hi > g.futex_lo || g.interpreter < 0)
+        gils.push_back({g.has_gil, g.futex_lo, g.futex_hi, g.interpreter, g.object, g.object_offset});
   std::vector<pid_t> helpers;
   for (const auto& g : child.events.gils)
     if (g.helper_tid > 0) helpers.push_back(static_cast<pid_t>(g.helper_tid));

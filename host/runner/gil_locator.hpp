@@ -9,6 +9,7 @@
 // waits for this GIL. No CPython struct is read or assumed: the kernel shows where the wait is. A helper
 // that takes the GIL without waiting says the interpreter has none (a free-threaded build, GIL off).
 #include <cstdint>
+#include <optional>
 
 #include "protocol/events.hpp"
 #include "python/capi.hpp"
@@ -21,5 +22,11 @@ constexpr std::uint64_t kGilWindowBelow = 96, kGilWindowAbove = 160;
 // `interpreter`: 0 for the main one, 1..N for the runner's subinterpreters. The calling thread must hold
 // the interpreter's GIL (be attached to it); it holds it again on return.
 protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter);
+
+// After the case: whether the script made interpreters of its own (an InterpreterPoolExecutor, the
+// interpreters module): their GILs, when they have their own, are not located. Then a report for
+// interpreter kScriptInterpreters (no window) says so: the host marks the process's GIL waits unknown.
+constexpr std::int64_t kScriptInterpreters = -1;
+std::optional<protocol::GilEvent> script_interpreters(const py::Api& api);
 
 }  // namespace gilhost

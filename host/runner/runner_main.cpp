@@ -117,7 +117,7 @@ struct Startup {
 // The main-interpreter case: prepare (import), then the bracketed call, then the outcome. Returns the
 // case's exit status.
 int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, const gilhost::BootstrapCode& code,
-                const EventChannel& events, const Startup& startup) {
+                const EventChannel& events, const Startup& startup, bool gil_off_at_start) {
   const std::int64_t boot_start = gilhost::monotonic_ns();
   gilhost::Bootstrap boot(api, spec, 0, code);
   if (!boot.ok()) fail(events, Stage::bootstrap, boot.error());
@@ -149,6 +149,16 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
   startup.stamp(event);
   event.bootstrap_ns = startup.bootstrap_ns + namespace_ns;  // reading its code, then running it in a namespace
   events.send(event);
+  // A free-threaded build's GIL turned on during the case (an extension without Py_mod_gil): located now,
+  // for the whole run (the interpreter's GIL does not move).
+  if (gil_off_at_start && event.outcome.gil_enabled.value_or(false)) {
+    gilhost::protocol::GilEvent again = gilhost::locate_gil(api, 0);
+    again.after_case = true;
+    events.send(again);
+  }
+  // Interpreters the script made (own GILs, on a build with one): not located.
+  if (spec.locate_gil && (!gil_off_at_start || event.outcome.gil_enabled.value_or(false)))
+    if (const auto others = gilhost::script_interpreters(api)) events.send(*others);
   return static_cast<int>(event.outcome.exit_code);
 }
 
@@ -205,7 +215,12 @@ int main(int argc, char** argv) {
   Startup startup;
   startup.init_ns = gilhost::monotonic_ns() - t0;
   events.send(gilhost::protocol::ReadyEvent{::getpid(), startup.init_ns, main_at, load_ns});
-  if (spec.locate_gil) events.send(gilhost::locate_gil(api, 0));
+  bool gil_off_at_start = false;
+  if (spec.locate_gil) {
+    const gilhost::protocol::GilEvent gil = gilhost::locate_gil(api, 0);
+    gil_off_at_start = !gil.has_gil;
+    events.send(gil);
+  }
 
   int exit_code = 0;
   {
@@ -220,7 +235,7 @@ int main(int argc, char** argv) {
       exit_code = static_cast<int>(event.outcome.exit_code);
       events.send(event);
     } else {
-      exit_code = run_in_main(api, spec, code, events, startup);
+      exit_code = run_in_main(api, spec, code, events, startup, gil_off_at_start);
     }
   }
 

@@ -128,6 +128,27 @@ def quiet():
 
 def untouched():
     return sys._is_gil_enabled()
+
+
+def spin_loaded():
+    # The GIL turned on by the import, then 2 threads spin in pure Python: they wait for it.
+    import threading, time, warnings
+    warnings.simplefilter("ignore")
+    import gilhost_noslot
+    tids = []
+
+    def work():
+        tids.append(threading.get_native_id())
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline:
+            pass
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"gil": sys._is_gil_enabled(), "tids": tids}
 )PY";
 
 const char* const kExtConfig = R"(# written by tests/e2e/gil_tests.cpp
@@ -148,6 +169,10 @@ call = "quiet"
 [[case]]
 name = "untouched"
 call = "untouched"
+
+[[case]]
+name = "spin_loaded"
+call = "spin_loaded"
 )";
 
 const std::string kWarning = "The global interpreter lock (GIL) has been enabled to load module 'gilhost_noslot'";
@@ -193,6 +218,23 @@ TEST_CASE("an extension without Py_mod_gil: the run records and the report names
   const json& untouched = s.find("untouched", false);
   CHECK(untouched["gil_enabled"] == false);
   CHECK(untouched["gil_reenabled_by"] == json::array());
+  CHECK(untouched["thread_states"]["gil"] == "none");
+
+  // Turned on during the run, the GIL is located after it: the spinning threads' waits are GIL waits.
+  const json& spun = s.find("spin_loaded", false);
+  CHECK(spun["result"]["gil"] == true);
+  CHECK(spun["thread_states"]["gil"] == "located");
+  double gil_ns = 0, lock_ns = 0;
+  for (const auto& t : spun["thread_states"]["threads"])
+    for (const auto& tid : spun["result"]["tids"])
+      if (t["tid"] == tid) {
+        CHECK(t["gil_located"] == true);
+        gil_ns += t["ns"]["gil"].get<double>();
+        lock_ns += t["ns"]["lock"].get<double>();
+      }
+  INFO("GIL wait " << gil_ns / 1e9 << " s, lock wait " << lock_ns / 1e9 << " s");
+  CHECK(gil_ns > 0);
+  CHECK(gil_ns > lock_ns);
 
   // Forced on from the start, the GIL has nothing to be re-enabled by, and CPython does not warn.
   const json& forced = s.find("load", true);

@@ -247,3 +247,35 @@ TEST_CASE("protocol: exec mode's case line, written by the bootstrap itself, dec
   CHECK(o.threads_alive == 1);
   CHECK_FALSE(o.python_version.empty());
 }
+
+TEST_CASE("protocol: a GIL's object and offset travel; one located after the case replaces a report of none",
+          "[protocol]") {
+  protocol::GilEvent gil;
+  gil.has_gil = true;
+  gil.futex_lo = 0x7f0000001000;
+  gil.futex_hi = 0x7f0000001100;
+  gil.object = "/opt/python/lib/libpython3.12.so.1.0";
+  gil.object_offset = 0x5a1000;
+  const auto back = decoded<protocol::GilEvent>(protocol::encode(gil));
+  CHECK(back.object == gil.object);
+  CHECK(back.object_offset == 0x5a1000);
+  CHECK_FALSE(back.after_case);
+  // An older runner's line: no object, read as not relocatable.
+  CHECK(decoded<protocol::GilEvent>(R"({"event":"gil","interpreter":0,"has_gil":true})").object.empty());
+
+  protocol::EventLog log;
+  protocol::GilEvent none;
+  none.has_gil = false;
+  log.take_line(protocol::encode(none));
+  protocol::GilEvent later = gil;
+  later.after_case = true;
+  log.take_line(protocol::encode(later));
+  REQUIRE(log.gils.size() == 1);
+  CHECK(log.gils[0].has_gil);
+  CHECK(log.gils[0].after_case);
+  CHECK(log.gils[0].futex_lo == gil.futex_lo);
+  // A second report that is not after the case changes nothing.
+  protocol::GilEvent again = none;
+  log.take_line(protocol::encode(again));
+  CHECK(log.gils[0].has_gil);
+}

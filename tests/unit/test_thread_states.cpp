@@ -387,3 +387,94 @@ TEST_CASE("classify_threads: a coarsened timeline still agrees with the totals",
   for (ThreadState st : gilhost::kThreadStates)
     CHECK(std::abs(drawn.share(st) - rec.times.share(st)) < 0.001);
 }
+
+TEST_CASE("classify_threads: a spawned worker's GIL is where its libpython is loaded plus the runner's offset",
+          "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(600);
+  gilhost::ThreadObservations::Process worker{true, false};
+  worker.bases["/lib/libpython3.12.so.1.0"] = 0x500000;
+  obs.processes[601] = worker;
+  // The runner's GIL at 0x1000-0x1100 in its libpython loaded at 0x800; the worker's at 0x500000 + 0x800.
+  const gilhost::GilReport report{true, 0x1000, 0x1100, 0, "/lib/libpython3.12.so.1.0", 0x800};
+  const SyscallReading worker_gil = in_call(SYS_futex, 0x500000 + 0x800 + 0x60, FUTEX_WAIT_BITSET_PRIVATE);
+  for (pid_t tid : {601, 602})
+    obs.threads.push_back({601, tid, "w", {reading(0, 0, running()), reading(10, 0, worker_gil), reading(20, 10, worker_gil)}});
+  gilhost::ThreadStates s = gilhost::classify_threads(obs, {report}, "");
+  REQUIRE(s.threads.size() == 2);
+  CHECK(s.threads[0].gil_located);
+  CHECK(s.threads[0].times[ThreadState::gil] == 10000000);
+
+  // Not loaded there (another build, or a static one): not located, and said.
+  obs.processes[601].bases.clear();
+  obs.processes[600].cpu_ns = 0;
+  obs.processes[601].cpu_ns = 20000000;
+  obs.processes[601].seen_cpu_ns = 20000000;
+  s = gilhost::classify_threads(obs, {report}, "");
+  CHECK_FALSE(s.threads[0].gil_located);
+  CHECK(s.threads[0].times[ThreadState::gil] == 0);
+  REQUIRE(s.coverage);
+  CHECK(*s.coverage == 0.0);  // its waits are unknown: none of its time counts as covered
+  CHECK(s.coverage_why.find("GIL not located in 1 process") != std::string::npos);
+}
+
+TEST_CASE("classify_threads: coverage is the threads' CPU over the kernel's count, and says what was missed",
+          "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(700);
+  obs.threads.push_back({700, 700, "main", {reading(0, 0, running()), reading(100, 100, running())}});
+  CHECK_FALSE(gilhost::classify_threads(obs, {{true, 1, 2}}, "").coverage);  // no checkpoint: not measured
+  obs.processes[700].cpu_ns = 1790000000;
+  obs.processes[700].seen_cpu_ns = 120000000;
+  obs.misses.fd_threads = 40;
+  obs.misses.capped_reads = 12;
+  obs.misses.most_due = 300;
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 1, 2}}, "");
+  REQUIRE(s.coverage);
+  CHECK(*s.coverage == Approx(0.12 / 1.79));
+  CHECK(s.coverage_why.find("descriptors ran out: 40 threads") != std::string::npos);
+  CHECK(s.coverage_why.find("128-thread cap: up to 300 threads") != std::string::npos);
+  CHECK(s.coverage_why.find("1.67 s of the tree's 1.79 s of CPU ran in threads that lived between two readings") !=
+        std::string::npos);
+  // The kernel's 10 ms ticks: a count just under the threads' is full coverage, not more.
+  obs.processes[700].seen_cpu_ns = 1795000000;
+  obs.misses = {};
+  const gilhost::ThreadStates full = gilhost::classify_threads(obs, {{true, 1, 2}}, "");
+  CHECK(*full.coverage == 1.0);
+  CHECK(full.coverage_why.empty());
+}
+
+TEST_CASE("thread-state sampler: a process's own threads are read, counted against its kernel count",
+          "[thread_states]") {
+  // This process, two checkpoints: what its threads account for is close to all of its CPU.
+  const pid_t self = ::getpid();
+  gilhost::ThreadStateSampler sampler(self, gilhost::monotonic_ns(), 10);
+  for (long tick = 0; tick < 3; ++tick) {
+    sampler.begin_tick(tick);
+    volatile double x = 0;
+    for (int i = 0; i < 2000000; ++i) x = x + i;
+    sampler.sample_process(self, 1, tick == 0, 0);
+    sampler.end_tick();
+  }
+  const gilhost::ThreadObservations obs = sampler.take();
+  REQUIRE(obs.processes.count(self));
+  CHECK(obs.processes.at(self).cpu_ns == 0);
+  CHECK(obs.processes.at(self).seen_cpu_ns > 0);
+  CHECK(obs.misses.fd_threads == 0);
+  CHECK(obs.threads.size() == 1);
+}
+
+TEST_CASE("classify_threads: interpreters the script made leave its process's GIL waits unknown", "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(800);
+  const SyscallReading gil_wait = in_call(SYS_futex, 0x1060, FUTEX_WAIT_BITSET_PRIVATE);
+  for (pid_t tid : {800, 801})
+    obs.threads.push_back({800, tid, "t", {reading(0, 0, running()), reading(10, 5, gil_wait)}});
+  obs.processes[800].cpu_ns = 10000000;
+  obs.processes[800].seen_cpu_ns = 10000000;
+  gilhost::GilReport others{true, 0, 0, -1, "", 0};
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 0x1000, 0x1100}, others}, "");
+  CHECK(s.gil == "located");  // the main interpreter's is
+  REQUIRE(s.threads.size() == 2);
+  CHECK_FALSE(s.threads[0].gil_located);
+  REQUIRE(s.coverage);
+  CHECK(*s.coverage == 0.0);
+  CHECK(s.coverage_why.find("the script's own subinterpreters") != std::string::npos);
+}
