@@ -236,8 +236,8 @@ int main(int argc, char** argv) {
                 "Builds go to $XDG_DATA_HOME/gilhost/pythons/LABEL (~/.local/share/gilhost/...), logs to .../gilhost/logs/;\n"
                 "gilhost pythons finds them (source \"gilhost build\"). See docs/build.md.");
 
-  std::optional<AsciiTerminal> ascii;  // LC_ALL=C: no ✓ or box drawing on the terminal
-  if (!locale_is_utf8()) ascii.emplace();
+  // Control characters always shown escaped; LC_ALL=C: no ✓ or box drawing on the terminal either.
+  AsciiTerminal terminal(!locale_is_utf8());
   if (argc == 1) {
     std::cerr << app.help();
     return 2;

@@ -22,6 +22,11 @@ std::string write_stderr_file(const std::string& dir, const RunRecord& r) {
   // Absolute: a report read from another folder still finds it.
   const fs::path path = fs::absolute(fs::path(dir) / stderr_file_name(r), ec);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  // What the run captured (run/child: the first 1 MiB and the last 64 KiB): whole up to that bound, and
+  // said at the top when the run wrote more.
+  if (r.stderr_bytes > static_cast<std::int64_t>(r.stderr_text.size()))
+    out << "[gilhost: this run wrote " << r.stderr_bytes << " bytes to stderr; kept here are its first 1 MiB and last "
+        << "64 KiB, with the bytes between left out where marked]\n";
   out << r.stderr_text;
   return out.good() ? path.string() : "";
 }

@@ -1,5 +1,8 @@
 #include "runner/runspec.hpp"
 
+#include <algorithm>
+
+#include "util/strings.hpp"
 #include "util/tagged_number.hpp"
 
 namespace gilhost {
@@ -31,13 +34,31 @@ json from_wire(const json& v) {
   for (const auto& [key, item] : v.items()) out[key.rfind("$$", 0) == 0 ? key.substr(1) : key] = from_wire(item);
   return out;
 }
+std::string fmt_hex_byte(unsigned char c) {
+  static const char digits[] = "0123456789abcdef";
+  return {digits[c >> 4], digits[c & 15]};
+}
 }  // namespace
 
 nlohmann::json RunnerSpec::to_json() const {
-  return {{"libpython", libpython}, {"executable", executable}, {"script", script},
+  nlohmann::json j = {{"libpython", libpython}, {"executable", executable}, {"script", script},
           {"module", module},       {"mode", mode},           {"function", function},     {"setup", setup}, {"kwargs", to_wire(kwargs)},
           {"argv", argv},           {"subinterpreters", subinterpreters}, {"gil", gil},
           {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}, {"locate_gil", locate_gil}};
+  // Arguments that are not UTF-8 (a shell's $'\xff') cannot be JSON text: all of them as hex too, which
+  // the bootstrap decodes as Python decodes its own argv (os.fsdecode), and "argv" shown escaped.
+  if (std::any_of(argv.begin(), argv.end(), [](const std::string& a) { return !is_valid_utf8(a); })) {
+    nlohmann::json hex = nlohmann::json::array(), shown = nlohmann::json::array();
+    for (const auto& a : argv) {
+      std::string h;
+      for (const unsigned char c : a) h += fmt_hex_byte(c);
+      hex.push_back(h);
+      shown.push_back(is_valid_utf8(a) ? a : escape_controls(a));
+    }
+    j["argv_hex"] = hex;
+    j["argv"] = shown;
+  }
+  return j;
 }
 
 RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
