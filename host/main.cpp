@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   // A document on stdout (report -f html) is a file's content: its UTF-8 stays.
-  if ((*report && rep.format != "text") || (*exporter) || (*compare && cmp.format != "text")) ascii.reset();
+  if ((*report && rep.format != "text") || (*exporter) || (*compare && cmp.format != "text")) terminal.keep_utf8();
   try {
     if (*run) return cmd_run(ro, co);
     if (*check) return cmd_check(check_files, co);

@@ -86,6 +86,9 @@ class AsciiBuf : public std::streambuf {
   }
   int sync() override { return to_->pubsync(); }
 
+ public:
+  void keep_utf8() { ascii_ = false; }
+
  private:
   void put(std::string_view text) {
     const std::string out = escape_controls(ascii_ ? to_ascii(text) : std::string(text));
@@ -131,6 +134,11 @@ struct AsciiTerminal::Filters {
 };
 
 AsciiTerminal::AsciiTerminal(bool ascii) : filters_(std::make_unique<Filters>(ascii)) {}
+
+void AsciiTerminal::keep_utf8() {
+  filters_->out.keep_utf8();
+  filters_->err.keep_utf8();
+}
 
 AsciiTerminal::~AsciiTerminal() {
   std::cout.flush();

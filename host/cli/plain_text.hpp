@@ -19,6 +19,7 @@ std::string to_ascii(std::string_view text);
 class AsciiTerminal {
  public:
   explicit AsciiTerminal(bool ascii = true);
+  void keep_utf8();  // from now on, no ASCII stand-ins (a document on stdout); controls still escaped
   ~AsciiTerminal();
   AsciiTerminal(const AsciiTerminal&) = delete;
   AsciiTerminal& operator=(const AsciiTerminal&) = delete;

@@ -162,8 +162,8 @@ int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, co
     runs += std::holds_alternative<RunRecord>(line);
     skips += std::holds_alternative<SkipRecord>(line);
   }
-  const bool written = emit_streamed(out, [&](const Writer& write) {
-    for (const auto& line : merged.lines) write(to_jsonl_line(line));
+  const bool written = emit_streamed(out, [&](const Writer& put) {
+    for (const auto& line : merged.lines) put(to_jsonl_line(line));
   });
   if (!written) return 2;
   std::cerr << "gilhost: merged " << inputs.size() << " files (" << metas << " sessions, " << runs << " runs, " << skips

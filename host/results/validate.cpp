@@ -1,5 +1,6 @@
 #include "results/validate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
