@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <filesystem>
@@ -24,7 +25,7 @@ std::string not_results_file_reason(const std::string& path) {
   struct stat st {};
   if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return "";
   // The first line: a meta record holds the experiment whole, so allow it room, but not the whole file.
-  constexpr std::size_t kMaxFirstLine = 64u << 20;
+  constexpr std::size_t kMaxFirstLine = 16u << 20;
   std::string head;
   char buf[65536];
   while (head.find('\n') == std::string::npos && head.size() < kMaxFirstLine) {
@@ -33,10 +34,11 @@ std::string not_results_file_reason(const std::string& path) {
     if (n <= 0) break;
     head.append(buf, static_cast<std::size_t>(n));
   }
-  head = head.substr(0, head.find('\n'));
+  const bool whole_line = head.find('\n') != std::string::npos || head.size() == static_cast<std::size_t>(st.st_size);
+  head.resize(std::min(head.size(), head.find('\n')));
   const std::string refusal = path + " is not a gilhost results file; refusing to append to it (name a new file, or "
                               "an empty one, with -o)";
-  if (trim(head).empty() || json_nested_deeper_than(head)) return refusal;
+  if (!whole_line || trim(head).empty() || json_nested_deeper_than(head)) return refusal;  // no meta is 16 MiB
   const auto j = nlohmann::json::parse(head, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("type")) return refusal;
   const std::string problem = results_line_problem(j);
