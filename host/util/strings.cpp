@@ -160,7 +160,9 @@ std::string escape_controls(std::string_view s, bool one_line) {
       out += hex_escape("\\x", b, 2);
       ++i;
     } else if (len == 1 && (b < 0x20 || b == 0x7F)) {
-      if (!one_line && (b == '\n' || b == '\t')) out += static_cast<char>(b);
+      // A CR that ends a line (CSV's CRLF) stays; a lone one, which would overwrite the line, does not.
+      const bool crlf = b == '\r' && i + 1 < s.size() && s[i + 1] == '\n';
+      if (!one_line && (b == '\n' || b == '\t' || crlf)) out += static_cast<char>(b);
       else if (b == '\n') out += "\\n";
       else if (b == '\t') out += "\\t";
       else out += hex_escape("\\x", b, 2);

@@ -151,7 +151,7 @@ TEST_CASE("25.10, 25.11 and 25.15: a hand-made failure's text stays inert in eve
   Sandbox sb("hostile-text");
   const json failed = {{"status", "crashed"}, {"signal", 9}, {"note", "killed by Killed"},
                        {"error", {{"type", "ValueError"}, {"message", "\x1b[2J\x1b]0;owned\x07 ` <img src=x onerror=alert(1)>"}}},
-                       {"stderr", "Traceback\n\x1b[31mred\x9b\n``` </pre>\n"}};
+                       {"stderr", "Traceback\n\x1b[31mred\xc2\x9b\n``` </pre>\n"}};
   write_text(sb.dir / "a.jsonl", meta_line("one\x1b[5m", kId1) + run_line("one\x1b[5m", kId1, 0, failed));
   for (const std::string format : {"text", "md", "csv", "html"}) {
     const auto r = bounded(sb, "report a.jsonl --format " + format);
@@ -164,7 +164,7 @@ TEST_CASE("25.10, 25.11 and 25.15: a hand-made failure's text stays inert in eve
       CHECK(r.out.find("killed by SIGKILL") != std::string::npos);
       CHECK(r.out.find("Killed") == std::string::npos);  // the signal said once, by its name
     }
-    if (format == "md") CHECK(r.out.find("<img") == std::string::npos || r.out.find("`` ") != std::string::npos);
+    if (format == "md") CHECK((r.out.find("<img") == std::string::npos || r.out.find("`` ") != std::string::npos));
     if (format == "html") CHECK(r.out.find("<img") == std::string::npos);
   }
 }
@@ -188,7 +188,10 @@ TEST_CASE("25.14 impossible thread states are left out with a note, never shown 
 
 TEST_CASE("25.12 and 25.13: a real script's bytes argument and its long stderr", "[e2e][hostile]") {
   const std::string build = e2e::embeddable_build();
-  if (build.empty()) SKIP("no embeddable build");
+  if (build.empty()) {
+    WARN("no embeddable build: skipped");
+    return;
+  }
   Sandbox sb("hostile-run");
   write_text(sb.dir / "args.py", "import sys\nopen('argv.txt', 'w').write(ascii(sys.argv[1:]))\n");
   const auto r = bounded(sb, "run args.py -p " + build + " --repeat 1 --no-lock -o r.jsonl -- $'\\xff' '{x}' plain");

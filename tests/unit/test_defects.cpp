@@ -401,6 +401,7 @@ TEST_CASE("25.10 control characters are shown escaped, text stays", "[defects][h
   CHECK(escape_controls("\xff\xfe") == "\\xff\\xfe");
   CHECK(escape_controls("é ✓ line\n\ttab") == "é ✓ line\n\ttab");
   CHECK(escape_controls("a\nb\rc", true) == "a\\nb\\x0dc");
+  CHECK(escape_controls("csv\r\nrow\roverwrite") == "csv\r\nrow\\x0doverwrite");  // CRLF stays, a lone CR not
   CHECK(gilhost::is_valid_utf8("é✓"));
   CHECK_FALSE(gilhost::is_valid_utf8("\xff"));
 }
