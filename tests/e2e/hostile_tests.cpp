@@ -40,9 +40,10 @@ std::set<std::string> files_in(const fs::path& dir) {
 }
 
 bool has_raw_control(const std::string& text) {
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) return true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool crlf = c == '\r' && i + 1 < text.size() && text[i + 1] == '\n';  // CSV's line end
+    if ((c < 0x20 && c != '\n' && c != '\t' && !crlf) || c == 0x7F) return true;
   }
   return false;
 }
