@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   commands.push_back(add_merge_command(app));
   commands.push_back(add_build_command(app));
 
-  std::optional<AsciiTerminal> ascii;  // LC_ALL=C: no ✓ or box drawing on the terminal
-  if (!locale_is_utf8()) ascii.emplace();
+  // Control characters always shown escaped; LC_ALL=C: no ✓ or box drawing on the terminal either.
+  AsciiTerminal terminal(!locale_is_utf8());
   if (argc == 1) {
     std::cerr << app.help();
     return 2;
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& command : commands)
     if (command->app().parsed()) {
-      if (command->writes_document()) ascii.reset();  // a document on stdout keeps its UTF-8
+      if (command->writes_document()) terminal.keep_utf8();  // a document on stdout keeps its UTF-8
       return execute_guarded(*command);
     }
   return 0;

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <streambuf>
 
+#include "util/strings.hpp"
+
 namespace gilhost {
 
 namespace {
@@ -56,8 +58,11 @@ char32_t decode(std::string_view s) {
 // Converts what passes through it; a character split between two writes waits for its last bytes.
 class AsciiBuf : public std::streambuf {
  public:
-  explicit AsciiBuf(std::streambuf* to) : to_(to) {}
-  ~AsciiBuf() override { sync(); }
+  AsciiBuf(std::streambuf* to, bool ascii) : to_(to), ascii_(ascii) {}
+  ~AsciiBuf() override {
+    if (!pending_.empty()) put(pending_);  // a sequence never finished: shown escaped
+    sync();
+  }
 
  protected:
   int_type overflow(int_type ch) override {
@@ -74,15 +79,23 @@ class AsciiBuf : public std::streambuf {
       if (static_cast<std::size_t>(len) > back) whole = pending_.size() - back;
       break;
     }
-    const std::string out = to_ascii(std::string_view(pending_).substr(0, whole));
+    const std::string now = pending_.substr(0, whole);
     pending_.erase(0, whole);
-    to_->sputn(out.data(), static_cast<std::streamsize>(out.size()));
+    put(now);
     return n;
   }
   int sync() override { return to_->pubsync(); }
 
+ public:
+  void keep_utf8() { ascii_ = false; }
+
  private:
+  void put(std::string_view text) {
+    const std::string out = escape_controls(ascii_ ? to_ascii(text) : std::string(text));
+    to_->sputn(out.data(), static_cast<std::streamsize>(out.size()));
+  }
   std::streambuf* to_;
+  bool ascii_;
   std::string pending_;
 };
 
@@ -113,13 +126,19 @@ std::string to_ascii(std::string_view text) {
 }
 
 struct AsciiTerminal::Filters {
-  AsciiBuf out{std::cout.rdbuf()};
-  AsciiBuf err{std::cerr.rdbuf()};
+  explicit Filters(bool ascii) : out(std::cout.rdbuf(), ascii), err(std::cerr.rdbuf(), ascii) {}
+  AsciiBuf out;
+  AsciiBuf err;
   std::streambuf* old_out = std::cout.rdbuf(&out);
   std::streambuf* old_err = std::cerr.rdbuf(&err);
 };
 
-AsciiTerminal::AsciiTerminal() : filters_(std::make_unique<Filters>()) {}
+AsciiTerminal::AsciiTerminal(bool ascii) : filters_(std::make_unique<Filters>(ascii)) {}
+
+void AsciiTerminal::keep_utf8() {
+  filters_->out.keep_utf8();
+  filters_->err.keep_utf8();
+}
 
 AsciiTerminal::~AsciiTerminal() {
   std::cout.flush();

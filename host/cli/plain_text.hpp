@@ -13,11 +13,13 @@ bool locale_is_utf8();
 // `text` with each non-ASCII character replaced by its ASCII stand-in ("?" for one without).
 std::string to_ascii(std::string_view text);
 
-// From now on, std::cout and std::cerr carry to_ascii of what is written to them; until the returned
-// guard is destroyed.
+// From now on, std::cout and std::cerr carry what is written to them with control characters shown
+// escaped (util/strings escape_controls: a script's exception message or a hand-made results file never
+// sends an escape sequence to the terminal), and to_ascii of it when `ascii`; until the guard is destroyed.
 class AsciiTerminal {
  public:
-  AsciiTerminal();
+  explicit AsciiTerminal(bool ascii = true);
+  void keep_utf8();  // from now on, no ASCII stand-ins (a document on stdout); controls still escaped
   ~AsciiTerminal();
   AsciiTerminal(const AsciiTerminal&) = delete;
   AsciiTerminal& operator=(const AsciiTerminal&) = delete;

@@ -1,5 +1,6 @@
 // report, compare, merge, export: results files in, documents out.
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <variant>
 
@@ -15,6 +16,7 @@
 #include "report/trace.hpp"
 #include "results/record_json.hpp"
 #include "results/results_file.hpp"
+#include "util/atomic_file.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
 
@@ -24,21 +26,40 @@ namespace gilhost {
 
 namespace {
 
-// Writes a document to -o FILE (atomically: readers never see half of it) or to stdout.
-void emit(const std::string& text, const std::string& output) {
-  if (output.empty() || output == "-") {
-    std::cout << text << std::flush;
-    return;
+using Writer = std::function<void(std::string_view)>;
+
+// Writes a document to -o FILE (util/atomic_file: readers never see half of it, and a failed write leaves
+// no temporary) or to stdout, `produce` handing it over a piece at a time; false, said, on failure.
+bool emit_streamed(const std::string& output, const std::function<void(const Writer&)>& produce) {
+  try {
+    if (output.empty() || output == "-") {
+      produce([](std::string_view text) { std::cout << text; });
+      std::cout << std::flush;
+      return true;
+    }
+    const fs::path parent = fs::path(output).parent_path();
+    if (!parent.empty()) fs::create_directories(parent);
+    OutputSink sink(output);
+    produce([&](std::string_view text) { sink.write(text); });
+    sink.finish();
+    std::cerr << "gilhost: wrote " << output << " (" << format_bytes(static_cast<double>(sink.bytes_written())) << ")\n";
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return false;
   }
-  const fs::path parent = fs::path(output).parent_path();
-  if (!parent.empty()) fs::create_directories(parent);
-  write_user_file(output, text);
-  std::cerr << "gilhost: wrote " << output << " (" << format_bytes(static_cast<double>(text.size())) << ")\n";
+}
+
+bool emit(const std::string& text, const std::string& output) {
+  return emit_streamed(output, [&](const Writer& out) { out(text); });
 }
 
 // The session --session picks (0: all), saying so when several are pooled. Throws std::invalid_argument.
-MergedResults read_sessions(const std::vector<std::string>& files, int session) {
-  MergedResults merged = keep_session(merge_files(files), session);
+MergedResults read_sessions(const std::vector<std::string>& files, int session, const ReadOptions& read = {}) {
+  MergedResults merged = keep_session(merge_files(files, {}, read), session);
+  if (merged.duplicate_lines)
+    std::cerr << "gilhost: " << merged.duplicate_lines << " lines read before (the same session and index) counted once\n";
+  for (const auto& why : merged.impossible) std::cerr << "gilhost: " << why << "\n";
   if (const auto sessions = list_sessions(merged); session == 0 && sessions.size() > 1)
     std::cerr << "gilhost: " << join(files, ", ") << ": " << several_sessions_note(sessions) << "\n";
   return merged;
@@ -49,7 +70,10 @@ MergedResults read_sessions(const std::vector<std::string>& files, int session) 
 int cmd_report(const ReportOptionsCli& o) {
   MergedResults merged;
   try {
-    merged = read_sessions(o.files, o.session);
+    // A trace or CSV needs no timelines in memory: the trace reads each run's again as it writes it.
+    ReadOptions read;
+    read.timelines = o.format != "trace" && o.format != "csv";
+    merged = read_sessions(o.files, o.session, read);
   } catch (const std::exception& e) {
     std::cerr << "gilhost: " << e.what() << "\n";
     return 2;
@@ -64,14 +88,15 @@ int cmd_report(const ReportOptionsCli& o) {
     std::cerr << "gilhost: --baseline-python: " << e.what() << "\n";
     return 2;
   }
-  std::string text;
-  if (o.format == "text") text = render_text(model, {o.wide || !o.output.empty() ? 0 : output_width(0), o.files.size() == 1 ? o.files[0] : ""});
-  else if (o.format == "md") text = render_markdown(model);
-  else if (o.format == "html") text = render_html(model);
-  else if (o.format == "json") text = summary_json(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  else if (o.format == "trace") text = chrome_trace(model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  else text = runs_csv(model);
-  emit(text, o.output);
+  const bool written = emit_streamed(o.output, [&](const Writer& out) {
+    if (o.format == "text") out(render_text(model, {o.wide || !o.output.empty() ? 0 : output_width(0), o.files.size() == 1 ? o.files[0] : ""}));
+    else if (o.format == "md") out(render_markdown(model));
+    else if (o.format == "html") out(render_html(model));
+    else if (o.format == "json") out(summary_json(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    else if (o.format == "trace") write_chrome_trace(model, out);
+    else write_runs_csv(model, out);
+  });
+  if (!written) return 2;
   if (model.malformed_lines) std::cerr << "gilhost: " << model.malformed_lines << " malformed lines skipped\n";
   if (model.sections.empty()) std::cerr << "gilhost: no records in " << join(o.files, ", ") << "\n";
   if (o.format == "trace" && !model.sections.empty() && traced_runs(model) == 0)
@@ -104,9 +129,10 @@ int cmd_compare(const CompareOptionsCli& o) {
   for (const auto* side : {&a, &b})
     if (side->malformed_lines)
       std::cerr << "gilhost: " << side->sources.front() << ": " << side->malformed_lines << " malformed lines skipped\n";
-  if (o.format == "json") emit(comparison_json(c).dump(2) + "\n", o.output);
-  else if (o.format == "md") emit(render_comparison_markdown(c), o.output);
-  else emit(render_comparison_text(c), o.output);
+  const bool written = o.format == "json" ? emit(comparison_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", o.output)
+                       : o.format == "md" ? emit(render_comparison_markdown(c), o.output)
+                                          : emit(render_comparison_text(c), o.output);
+  if (!written) return 2;
   if (c.rows.empty()) {
     std::cerr << "gilhost: no cell of " << o.a << " matches one of " << o.b
               << (o.options.by == "label" ? " (labels differ? try --by python or --by minor)" : "") << "\n";
@@ -136,13 +162,16 @@ int cmd_merge(const std::string& out, const std::vector<std::string>& inputs, co
     runs += std::holds_alternative<RunRecord>(line);
     skips += std::holds_alternative<SkipRecord>(line);
   }
-  const fs::path parent = fs::path(out).parent_path();
-  if (!parent.empty()) fs::create_directories(parent);
-  write_user_file(out, to_jsonl(merged.lines));
+  const bool written = emit_streamed(out, [&](const Writer& put) {
+    for (const auto& line : merged.lines) put(to_jsonl_line(line));
+  });
+  if (!written) return 2;
   std::cerr << "gilhost: merged " << inputs.size() << " files (" << metas << " sessions, " << runs << " runs, " << skips
             << " skips) into " << out << "\n";
   if (!merged.relabeled.empty()) std::cerr << "  labels tagged with their host: " << join(merged.relabeled, ", ") << "\n";
   if (merged.malformed_lines) std::cerr << "  " << merged.malformed_lines << " malformed lines skipped\n";
+  if (merged.duplicate_lines) std::cerr << "  " << merged.duplicate_lines << " lines read before (the same session and index) kept once\n";
+  for (const auto& why : merged.impossible) std::cerr << "  " << why << "\n";
   return 0;
 }
 

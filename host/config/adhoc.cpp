@@ -88,18 +88,37 @@ std::string module_experiment_toml(const std::string& module, const std::vector<
   return main_experiment_toml(module, "-m " + module, "module = " + toml_quote(module), argv);
 }
 
+namespace {
+
+// The arguments as TOML can hold them (for the file's text and its description only): bytes that are not
+// UTF-8 shown as "\\xff".
+std::vector<std::string> shown_arguments(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  for (const auto& a : argv) out.push_back(is_valid_utf8(a) ? a : escape_controls(a));
+  return out;
+}
+
+// The arguments themselves, byte for byte, as `python script.py ARGS` takes them: never through TOML
+// text, which must be UTF-8 (the runner hands bytes that are not to Python as os.fsdecode does).
+Experiment with_arguments(Experiment ex, const std::vector<std::string>& argv) {
+  for (auto& c : ex.cases) c.argv = argv;
+  return ex;
+}
+
+}  // namespace
+
 Experiment load_script_experiment(const std::string& script, const std::vector<std::string>& argv,
                                   const LoadOptions& options) {
   // The experiment "lives" beside the script, so the script resolves as the file would resolve it.
   const fs::path where = fs::absolute(script).parent_path() / (fs::path(script).filename().string() + " (as an experiment)");
-  return load_experiment_text(script_experiment_toml(script, argv), where.string(), options);
+  return with_arguments(load_experiment_text(script_experiment_toml(script, shown_arguments(argv)), where.string(), options), argv);
 }
 
 Experiment load_module_experiment(const std::string& module, const std::vector<std::string>& argv,
                                   const LoadOptions& options) {
   // Like `python -m`, the module is looked for from the working directory.
   const fs::path where = fs::current_path() / ("-m " + module + " (as an experiment)");
-  return load_experiment_text(module_experiment_toml(module, argv), where.string(), options);
+  return with_arguments(load_experiment_text(module_experiment_toml(module, shown_arguments(argv)), where.string(), options), argv);
 }
 
 }  // namespace gilhost

@@ -354,14 +354,19 @@ const std::vector<std::string>& csv_columns() {
   return names;
 }
 
-std::string runs_csv(const ReportModel& model) {
-  std::string out = join(csv_columns(), ",") + "\r\n";
+void write_runs_csv(const ReportModel& model, const std::function<void(std::string_view)>& out) {
+  out(join(csv_columns(), ",") + "\r\n");
   for (const auto& s : model.sections)
     for (const auto& r : s.runs) {
       std::vector<std::string> row;
       for (const auto& [name, value] : csv_layout()) row.push_back(csv_field(value(r)));
-      out += join(row, ",") + "\r\n";
+      out(join(row, ",") + "\r\n");
     }
+}
+
+std::string runs_csv(const ReportModel& model) {
+  std::string out;
+  write_runs_csv(model, [&](std::string_view text) { out.append(text); });
   return out;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Machine-readable exports of a report: the summary cells and comparisons as JSON, the runs as CSV.
 // The report's edge: the only place in report/ that writes JSON (records through results/record_json).
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +22,8 @@ nlohmann::json to_json(const RatioStat& ratio);
 // One row per run (warm-ups included, flagged), the main numeric fields; RFC 4180: CRLF line ends,
 // fields with a comma, quote or line break in double quotes, quotes doubled.
 std::string runs_csv(const ReportModel& model);
+// The same, a row at a time to `out`.
+void write_runs_csv(const ReportModel& model, const std::function<void(std::string_view)>& out);
 std::string csv_field(const std::string& text);
 const std::vector<std::string>& csv_columns();
 

@@ -1,12 +1,14 @@
 #include "report/failures.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "report/html.hpp"
+#include "report/markdown.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -19,6 +21,15 @@ std::string signal_text(int sig) {
 }
 
 std::string runs_text(const FailedCell& c) { return fmt::format("{} of {} runs failed", c.failed, c.runs); }
+
+std::size_t longest_backtick_run(const std::string& text) {
+  std::size_t longest = 0, run = 0;
+  for (const char ch : text) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
 
 }  // namespace
 
@@ -33,8 +44,14 @@ std::vector<std::string> last_lines(const std::string& text, std::size_t n) {
 std::string failure_cause(const RunRecord& r) {
   const double elapsed_s = static_cast<double>(r.parent_wall_ns) / 1e9;
   if (r.status == RunStatus::timeout) return fmt::format("timed out after {:.1f} s ({})", elapsed_s, r.note);
-  if (r.status == RunStatus::crashed && r.signal != 0)
-    return fmt::format("killed by {} after {:.1f} s ({})", signal_text(r.signal), elapsed_s, r.note);
+  if (r.status == RunStatus::crashed && r.signal != 0) {
+    // The note says "killed by Killed[ after the case]" (the signal's description): said once here.
+    std::string rest = r.note;
+    const char* description = ::strsignal(r.signal);
+    if (const std::string said = std::string("killed by ") + (description ? description : ""); starts_with(rest, said))
+      rest = trim(rest.substr(said.size()));
+    return fmt::format("killed by {} after {:.1f} s{}", signal_text(r.signal), elapsed_s, rest.empty() ? "" : " (" + rest + ")");
+  }
   if (r.error) return r.error->type + (r.error->message.empty() ? "" : ": " + r.error->message);
   if (!r.note.empty()) return r.note;
   return fmt::format("exited with status {}", r.exit_code);
@@ -78,16 +95,33 @@ std::string failures_text(const CellFailures& f) {
   return out;
 }
 
+std::string markdown_code_span(const std::string& text) {
+  const std::string body = escape_controls(text, true);
+  const std::string fence(longest_backtick_run(body) + 1, '`');
+  // Padded with spaces (stripped by the renderer) so a backtick at either end does not join the fence.
+  return fence + " " + body + " " + fence;
+}
+
+std::string markdown_code_block(const std::vector<std::string>& lines, const std::string& indent) {
+  std::string body;
+  for (const auto& line : lines) body += indent + escape_controls(line, true) + "\n";
+  const std::string fence(std::max<std::size_t>(3, longest_backtick_run(body) + 1), '`');
+  return indent + fence + "\n" + body + indent + fence + "\n";
+}
+
 std::string failures_markdown(const CellFailures& f) {
   std::string out;
   if (!f.failed.empty()) out += "### Failed\n\n";
   for (const auto& c : f.failed) {
-    out += fmt::format("- **{} @ {}** ({}): `{}`\n", c.case_name, c.build, runs_text(c), c.cause);
-    if (!c.traceback.empty()) out += "\n  ```\n  " + join(c.traceback, "\n  ") + "\n  ```\n";
-    if (!c.stderr_file.empty()) out += "\n  full stderr: `" + c.stderr_file + "`\n";
+    // Text from the script (its exception, its traceback) only ever inside code, which Markdown does not
+    // read as HTML or emphasis; fenced longer than any backtick run in it, so nothing closes the code.
+    out += fmt::format("- **{} @ {}** ({}): {}\n", markdown_escape(c.case_name), markdown_escape(c.build), runs_text(c),
+                       markdown_code_span(c.cause));
+    if (!c.traceback.empty()) out += "\n" + markdown_code_block(c.traceback, "  ");
+    if (!c.stderr_file.empty()) out += "\n  full stderr: " + markdown_code_span(c.stderr_file) + "\n";
   }
   if (!f.stopped.empty()) out += "\n### Stopped repeating\n\n";
-  for (const auto& s : f.stopped) out += "- " + s.case_name + " @ " + s.build + ": " + s.why + "\n";
+  for (const auto& s : f.stopped) out += "- " + markdown_escape(s.case_name + " @ " + s.build + ": " + s.why) + "\n";
   return out.empty() ? out : out + "\n";
 }
 

@@ -36,6 +36,11 @@ std::string failure_cause(const RunRecord& r);
 // The last `n` non-empty lines of `text`.
 std::vector<std::string> last_lines(const std::string& text, std::size_t n);
 
+// Markdown inline code / a fenced block for text from a script: fences longer than any backtick run in
+// it, control characters escaped.
+std::string markdown_code_span(const std::string& text);
+std::string markdown_code_block(const std::vector<std::string>& lines, const std::string& indent);
+
 std::string failures_text(const CellFailures& f);
 std::string failures_markdown(const CellFailures& f);
 std::string failures_html(const CellFailures& f);

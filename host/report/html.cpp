@@ -15,7 +15,8 @@
 namespace gilhost {
 
 std::string html_escape(const std::string& s) {
-  return replace_characters(s, {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
+  // Control characters shown escaped: the page (or `cat` of it) never carries an escape sequence.
+  return replace_characters(escape_controls(s), {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
 }
 
 std::vector<double> nice_ticks(double max, int target) {

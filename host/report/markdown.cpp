@@ -8,7 +8,8 @@
 namespace gilhost {
 
 std::string markdown_escape(const std::string& s) {
-  return replace_characters(s, {{'|', "\\|"}, {'\\', "\\\\"}, {'*', "\\*"}, {'`', "\\`"}, {'<', "&lt;"}, {'>', "&gt;"},
+  // Control characters shown escaped first (their backslashes then escaped as any other).
+  return replace_characters(escape_controls(s), {{'|', "\\|"}, {'\\', "\\\\"}, {'*', "\\*"}, {'`', "\\`"}, {'<', "&lt;"}, {'>', "&gt;"},
                                 {'&', "&amp;"}, {'\n', "<br>"}, {'\r', ""}});
 }
 
@@ -21,7 +22,7 @@ std::string code(const std::string& s) {
   if (s.empty()) return "-";
   if (s.find('`') != std::string::npos || s.find('\n') != std::string::npos) return esc(s);
   std::string out = "`";
-  for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  for (char ch : escape_controls(s, true)) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
   return out + "`";
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "results/identity.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -54,22 +55,33 @@ MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOption
   if (options.tag != "auto" && options.tag != "host" && options.tag != "file" && options.tag != "none")
     throw std::invalid_argument("unknown label tag '" + options.tag + "' (auto, host, file or none)");
   MergedResults m;
+  SeenLines seen;
   std::vector<std::string> stems;  // per line: the stem of the file it first came from
   for (auto& in : inputs) {
     m.sources.push_back(in.path);
     m.malformed_lines += in.malformed_lines;
+    m.impossible.insert(m.impossible.end(), in.impossible.begin(), in.impossible.end());
     std::string host;
     int session = -1;
+    // A tagged record belongs to the meta with its session id wherever it stands (interleaved sessions).
+    std::map<std::string, std::pair<int, std::string>> session_of;  // session id -> index, host
     for (auto& line : in.lines) {
+      if (!seen.first_sight(line)) {
+        ++m.duplicate_lines;
+        continue;
+      }
       if (auto* meta = std::get_if<MetaRecord>(&line)) {
         ++session;
         host = hostname_of(*meta);
         if (meta->source.empty()) meta->source = in.path;
         if (!meta->session) meta->session = session;
-      } else if (auto* run = std::get_if<RunRecord>(&line)) {
-        tag_origin(run->origin, host, in.path, session);
+        if (!meta->session_id.empty()) session_of[meta->session_id] = {session, host};
       } else {
-        tag_origin(std::get<SkipRecord>(line).origin, host, in.path, session);
+        RecordOrigin& o = std::holds_alternative<RunRecord>(line) ? std::get<RunRecord>(line).origin
+                                                                  : std::get<SkipRecord>(line).origin;
+        const auto own = session_of.find(o.session_id);
+        if (own != session_of.end()) tag_origin(o, own->second.second, in.path, own->second.first);
+        else tag_origin(o, host, in.path, session);
       }
       stems.push_back(std::filesystem::path(line_source(line)).stem().string());
       m.lines.push_back(std::move(line));
@@ -123,9 +135,9 @@ MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOption
   return m;
 }
 
-MergedResults merge_files(const std::vector<std::string>& paths, const MergeOptions& options) {
+MergedResults merge_files(const std::vector<std::string>& paths, const MergeOptions& options, const ReadOptions& read) {
   std::vector<LoadedResults> inputs;
-  for (const auto& p : paths) inputs.push_back(load_results_ordered(p));
+  for (const auto& p : paths) inputs.push_back(load_results_ordered(p, read));
   return merge_results(std::move(inputs), options);
 }
 

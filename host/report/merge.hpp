@@ -21,6 +21,10 @@ struct MergedResults {
   std::vector<std::string> sources;    // the inputs, in order
   std::vector<std::string> relabeled;  // "3.12.1 -> 3.12.1@host-a"
   int malformed_lines = 0;
+  // Lines whose identity (session id, index) was read before: a file given twice, merged files merged
+  // again with one of their inputs. Counted once; this says how many were left out.
+  int duplicate_lines = 0;
+  std::vector<std::string> impossible;  // LoadedResults::impossible of every input
 };
 
 // Every record gets its origin: host (the hostname of the session it belongs to), source (the file it was
@@ -28,7 +32,8 @@ struct MergedResults {
 // again) are kept. Metas get source and session. Relabeled runs keep the label they had in
 // original_interpreter (skips: original_label); relabeled meta interpreters in original_label.
 MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOptions& options = {});
-MergedResults merge_files(const std::vector<std::string>& paths, const MergeOptions& options = {});
+MergedResults merge_files(const std::vector<std::string>& paths, const MergeOptions& options = {},
+                          const ReadOptions& read = {});
 
 // "3.12.1@host-a" -> "3.12.1" when `host` is host-a; else the label unchanged.
 std::string strip_host_tag(const std::string& label, const std::string& host);

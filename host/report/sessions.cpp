@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <variant>
 
+#include "results/identity.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -52,11 +53,18 @@ MergedResults keep_session(MergedResults merged, int n) {
                                 (count == 1 ? "is 1 session" : "are " + std::to_string(count) + " sessions") +
                                 (each.empty() ? "" : ": " + join(each, "; ")));
   }
+  // By identity where the lines carry one (sessions that appended to one file interleave); by position
+  // for lines of older files, which have none.
+  std::string want_id;
+  int current = 0;
+  for (const auto& line : merged.lines)
+    if (std::holds_alternative<MetaRecord>(line) && ++current == want) want_id = line_session_id(line);
   std::vector<ResultsLine> kept;
-  int current = 0;  // the session the lines so far belong to
+  current = 0;  // the session the lines so far belong to, by position
   for (auto& line : merged.lines) {
     current += std::holds_alternative<MetaRecord>(line);
-    if (current == want) kept.push_back(std::move(line));
+    const std::string& id = line_session_id(line);
+    if (id.empty() ? current == want : id == want_id) kept.push_back(std::move(line));
   }
   merged.lines = std::move(kept);
   return merged;

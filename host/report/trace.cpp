@@ -5,6 +5,7 @@
 #include <set>
 
 #include "report/threads.hpp"
+#include "results/results_file.hpp"
 
 namespace gilhost {
 
@@ -43,19 +44,20 @@ std::string thread_name(const ThreadRecord& t, bool several_processes) {
   return name;
 }
 
-void add_run(json& events, const RunRecord& run, std::int64_t pid) {
-  const ThreadStates& ts = *run.thread_states;
-  events.push_back(metadata("process_name", pid, 0, {{"name", process_name(run)}}));
-  events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
-  events.push_back(metadata("process_labels", pid, 0, {{"labels", "GIL wait " + percent_text(ts.gil_wait_share()) + ", GIL: " + ts.gil}}));
+// Every event of one run, to `emit` one at a time; `ts` the run's thread states with their timelines.
+template <typename Emit>
+void run_events(const RunRecord& run, const ThreadStates& ts, std::int64_t pid, Emit&& emit) {
+  emit(metadata("process_name", pid, 0, {{"name", process_name(run)}}));
+  emit(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
+  emit(metadata("process_labels", pid, 0, {{"labels", "GIL wait " + percent_text(ts.gil_wait_share()) + ", GIL: " + ts.gil}}));
   std::set<std::int64_t> pids;
   for (const auto& t : ts.threads) pids.insert(t.pid);
   for (std::size_t k = 0; k < ts.threads.size(); ++k) {
     const ThreadRecord& t = ts.threads[k];
-    events.push_back(metadata("thread_name", pid, t.tid, {{"name", thread_name(t, pids.size() > 1)}}));
-    events.push_back(metadata("thread_sort_index", pid, t.tid, {{"sort_index", k}}));
+    emit(metadata("thread_name", pid, t.tid, {{"name", thread_name(t, pids.size() > 1)}}));
+    emit(metadata("thread_sort_index", pid, t.tid, {{"sort_index", k}}));
     for (const auto& span : thread_spans(t))
-      events.push_back({{"name", thread_state_label(span.state)},
+      emit({{"name", thread_state_label(span.state)},
                         {"cat", "thread_state"},
                         {"ph", "X"},
                         {"pid", pid},
@@ -74,8 +76,31 @@ json chrome_trace(const ReportModel& model) {
   std::int64_t pid = 0;
   for (const auto& s : model.sections)
     for (const auto& run : s.runs)
-      if (run.thread_states) add_run(events, run, ++pid);
+      if (run.thread_states) run_events(run, *run.thread_states, ++pid, [&](json e) { events.push_back(std::move(e)); });
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+}
+
+void write_chrome_trace(const ReportModel& model, const std::function<void(std::string_view)>& out) {
+  out("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
+  bool first = true;
+  auto emit = [&](const json& e) {
+    out(first ? "\n" : ",\n");
+    first = false;
+    out(e.dump(-1, ' ', false, json::error_handler_t::replace));
+  };
+  std::int64_t pid = 0;
+  for (const auto& s : model.sections)
+    for (const auto& run : s.runs) {
+      if (!run.thread_states) continue;
+      // The model's copy is the light one (no timelines) where the run can be read again by its offset.
+      if (run.origin.offset >= 0 && !run.origin.read_from.empty()) {
+        const RunRecord full = read_run_at(run.origin.read_from, run.origin.offset);
+        if (full.thread_states) run_events(run, *full.thread_states, ++pid, emit);
+      } else {
+        run_events(run, *run.thread_states, ++pid, emit);
+      }
+    }
+  out("\n]}\n");
 }
 
 int traced_runs(const ReportModel& model) {

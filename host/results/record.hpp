@@ -23,8 +23,18 @@ enum class RunStatus { ok, error, timeout, crashed, interrupted };
 const char* status_name(RunStatus status);
 std::optional<RunStatus> parse_status(const std::string& name);
 
-// Where a record came from, as `merge` tags it (empty / nullopt in a file written by `run`).
+// Where a record came from, as `merge` tags it (empty / nullopt in a file written by `run`), and its
+// identity, as `run` writes it: the session's id and the record's index in that session (runs and skips
+// counted together, from 0). Readers de-duplicate on the identity (a file read twice, merged twice) and
+// pick a session by its id, not by position (two sessions appending to one file interleave); files
+// written before identities (no session_id) fall back to position.
 struct RecordOrigin {
+  std::string session_id;            // 32 hex digits; "" in older files
+  std::optional<std::int64_t> index;  // nullopt in older files
+  // The file it was read from now and where its line starts there (not written: a reader's own, to
+  // read the run again, whole); "" and -1 unknown.
+  std::string read_from;
+  std::int64_t offset = -1;
   std::string host;    // hostname of the session's machine
   std::string source;  // the results file it was read from
   std::optional<int> session;  // index of its meta record in that file
@@ -222,6 +232,7 @@ struct MetaRecord {
   nlohmann::json system;
   std::string cpus;                   // --cpus: every run pinned there ("" not pinned)
   bool appended_to_existing = false;  // -o named a file that already held sessions
+  std::string session_id;             // 32 random hex digits made at session start; "" in older files
   std::string source;          // set by `merge`
   std::optional<int> session;  // set by `merge`
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "util/random_id.hpp"
 #include "util/strings.hpp"
 #include "util/tagged_number.hpp"
 
@@ -119,10 +120,19 @@ class FieldReader {
   std::string what_;
 };
 
+// A session id as random_hex_id makes it; anything else would let one forged line join a session.
+std::string session_id_from(const FieldReader& f) {
+  std::string id = f.text("session_id");
+  if (!id.empty() && !is_hex_id(id)) f.wrong("session_id", "32 lowercase hex digits");
+  return id;
+}
+
 void put_origin(json& j, const RecordOrigin& o) {
   if (!o.host.empty()) j["host"] = o.host;
   if (!o.source.empty()) j["source"] = o.source;
   if (o.session) j["session"] = *o.session;
+  if (!o.session_id.empty()) j["session_id"] = o.session_id;
+  if (o.index) j["index"] = *o.index;
 }
 
 RecordOrigin origin_from(const FieldReader& f) {
@@ -130,6 +140,8 @@ RecordOrigin origin_from(const FieldReader& f) {
   o.host = f.text("host");
   o.source = f.text("source");
   if (auto s = f.maybe_integer("session")) o.session = static_cast<int>(*s);
+  o.session_id = session_id_from(f);
+  o.index = f.maybe_count("index");
   return o;
 }
 
@@ -392,6 +404,7 @@ MetaRecord meta_from_json(const json& j) {
     m.appended_to_existing = appended->get<bool>();
   m.source = f.text("source");
   if (auto s = f.maybe_integer("session")) m.session = static_cast<int>(*s);
+  m.session_id = session_id_from(f);
   return m;
 }
 
@@ -638,6 +651,7 @@ json to_json(const MetaRecord& m) {
   if (m.appended_to_existing) j["appended_to_existing"] = true;
   if (!m.source.empty()) j["source"] = m.source;
   if (m.session) j["session"] = *m.session;
+  if (!m.session_id.empty()) j["session_id"] = m.session_id;
   return j;
 }
 

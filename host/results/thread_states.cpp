@@ -1,5 +1,7 @@
 #include "results/thread_states.hpp"
 
+#include <algorithm>
+
 namespace gilhost {
 
 const char* thread_state_name(ThreadState state) {
@@ -36,13 +38,17 @@ std::optional<ThreadState> parse_thread_state(const std::string& name) {
 
 std::int64_t ThreadTimes::lived_ns() const {
   std::int64_t sum = 0;
-  for (std::int64_t v : ns) sum += v;
+  for (std::int64_t v : ns)
+    if (__builtin_add_overflow(sum, v, &sum)) return -1;  // impossible figures: no lived time
   return sum;
 }
 
 double ThreadTimes::share(ThreadState s) const {
   const std::int64_t lived = lived_ns();
-  return lived > 0 ? static_cast<double>((*this)[s]) / static_cast<double>(lived) : 0.0;
+  if (lived <= 0) return 0.0;
+  // Within [0, 1] whatever the figures: results/validate leaves impossible ones out as a file is read,
+  // and a share above 100 % is never shown even so.
+  return std::clamp(static_cast<double>((*this)[s]) / static_cast<double>(lived), 0.0, 1.0);
 }
 
 ThreadTimes& ThreadTimes::operator+=(const ThreadTimes& o) {

@@ -30,7 +30,7 @@ void print_progress(const Progress& p) {
   winsize ws{};
   const std::size_t width = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
   // Written with fprintf, past std::cerr's ASCII filter: a non-UTF-8 terminal gets ASCII here too.
-  const std::string line = truncate_display(progress_line(p), width);
+  const std::string line = truncate_display(escape_controls(progress_line(p), true), width);
   static const bool utf8 = locale_is_utf8();  // the locale does not change during a run
   std::fprintf(stderr, "\r\033[K%s", (utf8 ? line : to_ascii(line)).c_str());
   std::fflush(stderr);

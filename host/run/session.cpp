@@ -199,8 +199,15 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   const std::string path = ro.output.empty() ? default_results_path(ex.name) : ro.output;
   std::error_code ec;
   const bool appending = !ro.output.empty() && fs::file_size(path, ec) > 0 && !ec;
+  std::optional<ResultsWriter> opened;
+  try {
+    opened.emplace(path);  // refuses a file that is not a results file (an experiment, a script)
+  } catch (const std::exception& e) {
+    std::cerr << "gilhost: " << e.what() << "\n";
+    return 2;
+  }
+  ResultsWriter& writer = *opened;
   if (appending) std::cerr << "gilhost: appending this session to " << path << ", which holds earlier ones\n";
-  ResultsWriter writer(path);
   MetaRecord meta = make_meta(ex, sel.selected, file);
   meta.system = read_system_state().to_json();
   meta.cpus = ro.cpus;

@@ -252,7 +252,9 @@ def _prepare():
         sys.executable = exe
     script = _spec["script"]
     module_name = _spec.get("module") or ""
-    sys.argv = [script or "-m"] + list(_spec.get("argv", []))
+    hex_args = _spec.get("argv_hex")  # arguments that are not UTF-8, byte for byte
+    args = [os.fsdecode(bytes.fromhex(h)) for h in hex_args] if hex_args is not None else list(_spec.get("argv", []))
+    sys.argv = [script or "-m"] + args
     # As python does: the script's folder first on sys.path, or for -m the working directory.
     sys.path.insert(0, os.getcwd() if module_name else os.path.dirname(os.path.abspath(script)))
     _install_gilhost_module()

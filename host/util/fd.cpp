@@ -1,12 +1,13 @@
 #include "util/fd.hpp"
 
+#include "util/atomic_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <system_error>
 
 namespace gilhost {
@@ -66,23 +67,15 @@ std::string read_file(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
-  // A name of this process's own: two writers of the same file never write into one temporary.
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (!fd) throw std::system_error(errno, std::generic_category(), tmp);
-    if (!write_all(fd.get(), content) || ::fsync(fd.get()) != 0)
-      throw std::system_error(errno, std::generic_category(), tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::system_error(errno, std::generic_category(), "rename " + tmp);
+  AtomicFile file(path);
+  file.write(content);
+  file.commit();
 }
 
 void write_user_file(const std::string& path, const std::string& content) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return write_file_atomic(path, content);
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!fd || !write_all(fd.get(), content)) throw std::system_error(errno, std::generic_category(), path);
+  OutputSink sink(path);
+  sink.write(content);
+  sink.finish();
 }
 
 }  // namespace gilhost

@@ -44,11 +44,11 @@ inline bool write_all(int fd, const std::string& s) { return write_all(fd, s.dat
 int pidfd_open(int pid);
 // Whole file as a string; throws std::system_error with the path.
 std::string read_file(const std::string& path);
-// Writes to path.tmp.PID, fsyncs and renames over path, so readers never see half a file.
-// A cache's file: whatever stood at path (a FIFO too) is replaced.
+// Through util/atomic_file's AtomicFile (mkstemp beside path, fsync, rename; the temporary removed on
+// any failure). A cache's file: whatever stood at path (a FIFO too) is replaced.
 void write_file_atomic(const std::string& path, const std::string& content);
-// A file the user named (-o): /dev/null, a FIFO or /dev/stdout written in place (a rename would replace
-// the device with a file); a regular file as write_file_atomic.
+// A file the user named (-o): util/atomic_file's OutputSink (/dev/null, a FIFO or /dev/stdout written in
+// place; a regular file as write_file_atomic).
 void write_user_file(const std::string& path, const std::string& content);
 
 }  // namespace gilhost

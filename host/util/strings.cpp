@@ -119,4 +119,63 @@ std::string shortened(std::string_view s, std::size_t max_bytes) {
   return std::string(s.substr(0, cut)) + "…";
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at s[i] (0: not a valid one).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  if (len == 2 && b < 0xC2) return 0;  // overlong
+  return len;
+}
+
+std::string hex_escape(const char* prefix, unsigned value, int digits) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out = prefix;
+  for (int d = digits - 1; d >= 0; --d) out += hex[(value >> (4 * d)) & 0xF];
+  return out;
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_length(s, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+std::string escape_controls(std::string_view s, bool one_line) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t len = utf8_length(s, i);
+    if (len == 0) {
+      out += hex_escape("\\x", b, 2);
+      ++i;
+    } else if (len == 1 && (b < 0x20 || b == 0x7F)) {
+      // A CR that ends a line (CSV's CRLF) stays; a lone one, which would overwrite the line, does not.
+      const bool crlf = b == '\r' && i + 1 < s.size() && s[i + 1] == '\n';
+      if (!one_line && (b == '\n' || b == '\t' || crlf)) out += static_cast<char>(b);
+      else if (b == '\n') out += "\\n";
+      else if (b == '\t') out += "\\t";
+      else out += hex_escape("\\x", b, 2);
+      ++i;
+    } else if (len == 2 && b == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      out += hex_escape("\\u00", static_cast<unsigned char>(s[i + 1]), 2);  // C1: U+0080..U+009F
+      i += 2;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
 }  // namespace gilhost

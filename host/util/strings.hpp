@@ -26,4 +26,12 @@ std::string utf8_encode(char32_t cp);
 // At most `max_bytes` of `s`, never ending inside a UTF-8 sequence, and "…" after it when cut.
 std::string shortened(std::string_view s, std::size_t max_bytes);
 
+// Text from a script or a file (an exception message, a case name, a note) made safe for a terminal:
+// C0 controls but newline, tab and a CR before a newline, DEL, C1 controls (U+0080-U+009F) and bytes that are not UTF-8 are
+// shown as "\\x1b", "\\u009b" and "\\xff", so no escape sequence (clear screen, an OSC title, a
+// hyperlink) reaches the terminal. `one_line` also escapes newlines and tabs ("\\n", "\\t").
+std::string escape_controls(std::string_view s, bool one_line = false);
+// Whether `s` is well-formed UTF-8.
+bool is_valid_utf8(std::string_view s);
+
 }  // namespace gilhost

@@ -1,20 +1,41 @@
-// Issue 20, "Nothing silently wrong": the unit-level half of the defects whose end-to-end tests are in
-// tests/e2e/defects_tests.cpp (same numbers).
+// Issue 20, "Nothing silently wrong", and issue 25, "hostile": the unit-level half of the defects whose
+// end-to-end tests are in tests/e2e/defects_tests.cpp and tests/e2e/hostile_tests.cpp (same numbers).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
+#include "config/adhoc.hpp"
 #include "config/expect.hpp"
 #include "config/loader.hpp"
+#include "helpers.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/event_log.hpp"
+#include "report/failures.hpp"
+#include "report/merge.hpp"
 #include "report/metrics.hpp"
+#include "report/model.hpp"
+#include "report/sessions.hpp"
 #include "report/summary.hpp"
+#include "report/trace.hpp"
 #include "results/record_json.hpp"
+#include "results/results_file.hpp"
+#include "results/validate.hpp"
+#include "run/stderr_file.hpp"
+#include "runner/runspec.hpp"
+#include "util/atomic_file.hpp"
 #include "util/json_depth.hpp"
+#include "util/random_id.hpp"
+#include "util/strings.hpp"
 #include "util/tagged_number.hpp"
 
 using nlohmann::json;
@@ -222,4 +243,256 @@ TEST_CASE("20.4 the event log keeps only the runner's events, in protocol order"
     CHECK(log.foreign == 0);
     CHECK(log.case_event);
   }
+}
+
+// ---- Issue 25, "the measured script, the files and the signals are hostile": the unit-level half of the
+// defects whose end-to-end probes are in tests/e2e/hostile_tests.cpp (same numbers).
+namespace {
+
+namespace fs = std::filesystem;
+
+gilhost::MetaRecord meta_named(const std::string& name) {
+  gilhost::MetaRecord m;
+  m.format = gilhost::kResultsFormat;
+  m.experiment = gilhost::experiment_info({{"name", name}});
+  return m;
+}
+
+gilhost::RunRecord run_named(const std::string& experiment, const std::string& case_name) {
+  gilhost::RunRecord r;
+  r.experiment = experiment;
+  r.case_name = case_name;
+  r.interpreter = "3.12.1";
+  r.wall_ns = 1000;
+  r.parent_wall_ns = 2000;
+  return r;
+}
+
+int count_runs(const gilhost::MergedResults& m) {
+  int n = 0;
+  for (const auto& line : m.lines) n += std::holds_alternative<gilhost::RunRecord>(line);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("25.3 a results writer refuses a file that is not a results file, and appends to one that is",
+          "[defects][hostile][results]") {
+  gilhost_test::TempDir tmp;
+  const fs::path toml = tmp / "s.toml", script = tmp / "a.py", empty = tmp / "empty.jsonl", results = tmp / "r.jsonl";
+  gilhost_test::write_file(toml, "[experiment]\nname = \"s\"\n");
+  gilhost_test::write_file(script, "print('hi')\n");
+  gilhost_test::write_file(empty, "");
+  for (const auto& p : {toml, script}) {
+    const std::string before = gilhost_test::slurp(p);
+    try {
+      gilhost::ResultsWriter w(p.string());
+      FAIL("appended to " << p);
+    } catch (const std::runtime_error& e) {
+      CHECK_THAT(e.what(), Catch::Contains("is not a gilhost results file"));
+    }
+    CHECK(gilhost_test::slurp(p) == before);
+  }
+  { gilhost::ResultsWriter w(empty.string()); w.append(meta_named("x")); }
+  { gilhost::ResultsWriter w(results.string()); w.append(meta_named("x")); }
+  { gilhost::ResultsWriter w(results.string()); w.append(meta_named("x")); }  // a results file: appended to
+  CHECK(gilhost::load_results_ordered(results.string()).lines.size() == 2);
+  CHECK(gilhost::not_results_file_reason("/dev/null").empty());
+}
+
+TEST_CASE("25.4 every line carries its session's identity; a file read three times counts each run once",
+          "[defects][hostile][results]") {
+  gilhost_test::TempDir tmp;
+  const std::string path = (tmp / "a.jsonl").string();
+  std::string id;
+  {
+    gilhost::ResultsWriter w(path);
+    id = w.session_id();
+    w.append(meta_named("x"));
+    for (int k = 0; k < 4; ++k) w.append(run_named("x", "c"));
+  }
+  CHECK(gilhost::is_hex_id(id));
+  const auto loaded = gilhost::load_results_ordered(path);
+  REQUIRE(loaded.lines.size() == 5);
+  CHECK(std::get<gilhost::MetaRecord>(loaded.lines[0]).session_id == id);
+  for (std::size_t k = 1; k < 5; ++k) {
+    const auto& run = std::get<gilhost::RunRecord>(loaded.lines[k]);
+    CHECK(run.origin.session_id == id);
+    CHECK(run.origin.index == static_cast<std::int64_t>(k - 1));
+  }
+  const gilhost::MergedResults thrice = gilhost::merge_files({path, path, path});
+  CHECK(count_runs(thrice) == 4);
+  CHECK(thrice.duplicate_lines == 10);
+  CHECK(gilhost::list_sessions(thrice).size() == 1);
+  // A forged id is refused, naming the field.
+  gilhost_test::write_file(tmp / "forged.jsonl", "{\"type\":\"meta\",\"format\":1,\"session_id\":\"../x\"}\n");
+  CHECK_THROWS_WITH(gilhost::load_results_ordered((tmp / "forged.jsonl").string()), Catch::Contains("session_id"));
+}
+
+TEST_CASE("25.5 interleaved sessions in one file: --session picks by the tag, older files by position",
+          "[defects][hostile][results]") {
+  gilhost_test::TempDir tmp;
+  const std::string path = (tmp / "both.jsonl").string();
+  {
+    gilhost::ResultsWriter one(path), two(path);
+    one.append(meta_named("one"));
+    two.append(meta_named("two"));
+    for (int k = 0; k < 5; ++k) {  // interleaved, as two --no-lock sessions append
+      one.append(run_named("one", "c"));
+      two.append(run_named("two", "c"));
+    }
+  }
+  for (int want : {1, 2, -1}) {
+    const gilhost::MergedResults picked = gilhost::keep_session(gilhost::merge_files({path}), want);
+    CHECK(count_runs(picked) == 5);
+    for (const auto& line : picked.lines)
+      if (const auto* run = std::get_if<gilhost::RunRecord>(&line)) CHECK(run->experiment == (want == 1 ? "one" : "two"));
+  }
+  // No identity (written before it existed): the lines after a meta are its session.
+  gilhost_test::write_file(tmp / "old.jsonl",
+                           "{\"type\":\"meta\",\"format\":1,\"experiment\":{\"name\":\"a\"}}\n"
+                           "{\"type\":\"run\",\"experiment\":\"a\",\"case\":\"c\",\"interpreter\":\"3.12\",\"status\":\"ok\",\"wall_ns\":5}\n"
+                           "{\"type\":\"meta\",\"format\":1,\"experiment\":{\"name\":\"b\"}}\n"
+                           "{\"type\":\"run\",\"experiment\":\"b\",\"case\":\"c\",\"interpreter\":\"3.12\",\"status\":\"ok\",\"wall_ns\":5}\n");
+  const auto old = (tmp / "old.jsonl").string();
+  const gilhost::MergedResults second = gilhost::keep_session(gilhost::merge_files({old}), 2);
+  REQUIRE(count_runs(second) == 1);
+  CHECK(std::get<gilhost::RunRecord>(second.lines.back()).experiment == "b");
+  CHECK(count_runs(gilhost::merge_files({old, old})) == 4);  // nothing to tell them apart by: counted as read, as before
+}
+
+TEST_CASE("25.6 atomic writes: a planted symlink is never followed, the temporary never left behind",
+          "[defects][hostile][util]") {
+  gilhost_test::TempDir tmp;
+  const fs::path out = tmp / "report.html", victim = tmp / "victim.txt";
+  gilhost_test::write_file(victim, "precious\n");
+  // Every name the old writer would have used, planted.
+  fs::create_symlink(victim, fs::path(out.string() + ".tmp." + std::to_string(::getpid())));
+  gilhost::write_user_file(out.string(), "<html></html>\n");
+  CHECK(gilhost_test::slurp(out) == "<html></html>\n");
+  CHECK(gilhost_test::slurp(victim) == "precious\n");
+  auto temporaries = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(tmp.path())) n += e.path().filename().string().find(".tmp.") != std::string::npos;
+    return n;
+  };
+  CHECK(temporaries() == 1);  // the planted link only
+  {  // a producer that throws half-way
+    gilhost::AtomicFile f((tmp / "half.csv").string());
+    f.write("a,b\r\n");
+  }
+  CHECK_FALSE(fs::exists(tmp / "half.csv"));
+  fs::create_directories(tmp / "busy" / "inside");  // rename onto a non-empty folder fails
+  gilhost::AtomicFile f((tmp / "busy").string());
+  f.write(std::string(200000, 'x'));  // past the buffer: on disk already
+  CHECK_THROWS_AS(f.commit(), std::system_error);
+  CHECK(temporaries() == 1);
+  // A device is written in place, and a full one is an error, not a silent loss.
+  CHECK_THROWS_AS(gilhost::write_user_file("/dev/full", std::string(100000, 'x')), std::system_error);
+}
+
+TEST_CASE("25.10 control characters are shown escaped, text stays", "[defects][hostile][util]") {
+  using gilhost::escape_controls;
+  CHECK(escape_controls("a\x1b[2Jb") == "a\\x1b[2Jb");
+  CHECK(escape_controls("\x1b]0;owned\x07") == "\\x1b]0;owned\\x07");
+  CHECK(escape_controls("del\x7f") == "del\\x7f");
+  CHECK(escape_controls("csi\xc2\x9b" "31m") == "csi\\u009b31m");  // C1 as UTF-8
+  CHECK(escape_controls("raw\x9b") == "raw\\x9b");                  // C1 as a lone byte
+  CHECK(escape_controls("\xff\xfe") == "\\xff\\xfe");
+  CHECK(escape_controls("é ✓ line\n\ttab") == "é ✓ line\n\ttab");
+  CHECK(escape_controls("a\nb\rc", true) == "a\\nb\\x0dc");
+  CHECK(escape_controls("csv\r\nrow\roverwrite") == "csv\r\nrow\\x0doverwrite");  // CRLF stays, a lone CR not
+  CHECK(gilhost::is_valid_utf8("é✓"));
+  CHECK_FALSE(gilhost::is_valid_utf8("\xff"));
+}
+
+TEST_CASE("25.11 Markdown: a script's text stays code, whatever backticks and HTML it holds", "[defects][hostile][report]") {
+  CHECK(gilhost::markdown_code_span("x` <img src=x onerror=alert(1)>") == "`` x` <img src=x onerror=alert(1)> ``");
+  CHECK(gilhost::markdown_code_span("``` \x1b[2J") == "```` ``` \\x1b[2J ````");
+  const std::string block = gilhost::markdown_code_block({"```", "</pre><script>"}, "  ");
+  CHECK(block == "  ````\n  ```\n  </pre><script>\n  ````\n");
+  gilhost::CellFailures f;
+  f.failed.push_back({"c<b>", "3.12", 1, 1, "ValueError: ` <img src=x onerror=alert(1)>", {}, ""});
+  const std::string md = gilhost::failures_markdown(f);
+  CHECK_THAT(md, Catch::Contains("c&lt;b&gt;"));
+  CHECK_THAT(md, Catch::Contains("`` ValueError: ` <img src=x onerror=alert(1)> ``"));
+}
+
+TEST_CASE("25.12 arguments after -- reach the script byte for byte, not through TOML text", "[defects][hostile][config]") {
+  gilhost_test::TempDir tmp;
+  gilhost_test::write_file(tmp / "a.py", "import sys\n");
+  const std::vector<std::string> argv{"\xff", "{x}", "ok"};
+  const gilhost::Experiment ex = gilhost::load_script_experiment((tmp / "a.py").string(), argv, {});
+  REQUIRE(ex.cases.size() == 1);
+  CHECK(ex.cases[0].argv == argv);
+  gilhost::RunnerSpec spec;
+  spec.argv = argv;
+  const json j = spec.to_json();
+  CHECK(j["argv_hex"] == json::array({"ff", "7b787d", "6f6b"}));
+  CHECK_NOTHROW(j.dump());
+  CHECK(gilhost::RunnerSpec::from_json(j).argv == argv);  // the runner reads the bytes back
+}
+
+TEST_CASE("25.14 impossible thread states are left out on read, and no share exceeds 100 %", "[defects][hostile][results]") {
+  gilhost::RunRecord r = run_named("x", "c");
+  r.parent_wall_ns = 1000000000;
+  gilhost::ThreadStates ts;
+  ts.interval_ms = 1;
+  gilhost::ThreadRecord t;
+  t.tid = 12;
+  t.times[gilhost::ThreadState::cpu] = 500000000;
+  ts.threads.push_back(t);
+  ts.python_totals = t.times;
+  r.thread_states = ts;
+  CHECK(gilhost::impossible_thread_states(r).empty());
+  r.thread_states->threads[0].times[gilhost::ThreadState::gil] = 5000000000;  // 5 s in a 1 s run
+  CHECK_THAT(gilhost::impossible_thread_states(r), Catch::Contains("thread 12"));
+  r.thread_states->threads[0].times[gilhost::ThreadState::gil] = 0;
+  r.thread_states->python_totals[gilhost::ThreadState::gil] = std::numeric_limits<std::int64_t>::max();
+  CHECK_THAT(gilhost::impossible_thread_states(r), Catch::Contains("gil"));
+  r.thread_states->python_totals[gilhost::ThreadState::gil] = -400000000;  // a share of 500/100 would be 500 %
+  const std::string text = "{\"type\":\"meta\",\"format\":1}\n" + gilhost::to_json(r).dump() + "\n";
+  const gilhost::LoadedResults loaded = gilhost::load_results_text(text, "hand.jsonl");
+  REQUIRE(loaded.impossible.size() == 1);
+  CHECK_THAT(loaded.impossible[0], Catch::StartsWith("hand.jsonl:2: "));
+  CHECK_FALSE(std::get<gilhost::RunRecord>(loaded.lines[1]).thread_states.has_value());
+  // Even a model made in memory never shows more than all of it.
+  CHECK(r.thread_states->python_totals.share(gilhost::ThreadState::cpu) <= 1.0);
+  CHECK(r.thread_states->python_totals.share(gilhost::ThreadState::gil) >= 0.0);
+}
+
+TEST_CASE("25.15 a crash note names its signal once", "[defects][hostile][report]") {
+  gilhost::RunRecord r = run_named("x", "c");
+  r.status = gilhost::RunStatus::crashed;
+  r.signal = SIGKILL;
+  r.parent_wall_ns = 1500000000;
+  r.note = std::string("killed by ") + ::strsignal(SIGKILL);
+  CHECK(gilhost::failure_cause(r) == "killed by SIGKILL after 1.5 s");
+  r.note += " after the case";
+  CHECK(gilhost::failure_cause(r) == "killed by SIGKILL after 1.5 s (after the case)");
+}
+
+TEST_CASE("25.13 a failed run's stderr file says when the run wrote more than was kept", "[defects][hostile][run]") {
+  gilhost_test::TempDir tmp;
+  gilhost::RunRecord r = run_named("x", "c");
+  r.stderr_text = "head\n[... 10 bytes not kept ...]\ntail\n";
+  r.stderr_bytes = 40;
+  const std::string cut = gilhost::write_stderr_file(tmp.str(), r);
+  CHECK_THAT(gilhost_test::slurp(cut), Catch::StartsWith("[gilhost: this run wrote 40 bytes to stderr"));
+  r.stderr_text = "whole\n";
+  r.stderr_bytes = 6;
+  CHECK(gilhost_test::slurp(gilhost::write_stderr_file(tmp.str(), r)) == "whole\n");
+}
+
+TEST_CASE("25.9 the streamed trace is the trace, from runs read without their timelines", "[defects][hostile][report]") {
+  const std::string path = std::string(GILHOST_SOURCE_DIR) + "/tests/fixtures/report_threads.jsonl";
+  const gilhost::ReportModel full = gilhost::build_report_model(gilhost::merge_files({path}), {});
+  gilhost::ReadOptions light;
+  light.timelines = false;
+  const gilhost::ReportModel lean = gilhost::build_report_model(gilhost::merge_files({path}, {}, light), {});
+  std::string streamed;
+  gilhost::write_chrome_trace(lean, [&](std::string_view t) { streamed.append(t); });
+  const json expected = gilhost::chrome_trace(full);
+  REQUIRE(expected["traceEvents"].size() > 10);
+  CHECK(json::parse(streamed) == expected);
 }

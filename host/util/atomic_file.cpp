@@ -1,0 +1,131 @@
+#include "util/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+namespace gilhost {
+
+namespace {
+constexpr std::size_t kBufferBytes = 1 << 16;
+
+// The temporary being written, for a Ctrl-C or SIGTERM that ends gilhost while it is (report -o of a
+// long trace): removed by the signal's handler, which then ends the process as the signal would have.
+// One at a time: gilhost writes one such file at once. (kill -9 leaves it: a hidden .NAME.tmp.XXXXXX.)
+char g_live_temporary[4096];
+volatile std::sig_atomic_t g_live = 0;
+
+extern "C" void remove_live_temporary(int sig) {
+  if (g_live) ::unlink(g_live_temporary);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Installs the handler where the signal would simply end the process (gilhost run has its own).
+void watch_temporary(const std::string& tmp) {
+  if (tmp.size() >= sizeof g_live_temporary) return;
+  std::memcpy(g_live_temporary, tmp.c_str(), tmp.size() + 1);
+  g_live = 1;
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction now {};
+    if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_DFL) std::signal(sig, remove_live_temporary);
+  }
+}
+
+void unwatch_temporary() { g_live = 0; }
+
+// "dir/.NAME.XXXXXX": hidden, beside the destination (a rename within one filesystem is atomic).
+std::string temporary_template(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.parent_path();
+  return (dir / ("." + p.filename().string() + ".tmp.XXXXXX")).string();
+}
+}  // namespace
+
+AtomicFile::AtomicFile(const std::string& path) : path_(path) {
+  std::vector<char> name;
+  const std::string templ = temporary_template(path);
+  name.assign(templ.begin(), templ.end());
+  name.push_back('\0');
+  // mkostemp: O_RDWR|O_CREAT|O_EXCL (never follows a symlink at the name), mode 0600.
+  fd_.reset(::mkostemp(name.data(), O_CLOEXEC));
+  if (!fd_) throw std::system_error(errno, std::generic_category(), "cannot create a temporary file for " + path);
+  tmp_ = name.data();
+  watch_temporary(tmp_);
+  ::fchmod(fd_.get(), 0644);  // as an ordinary file would be (mkstemp makes 0600)
+}
+
+AtomicFile::~AtomicFile() {
+  unwatch_temporary();
+  if (!committed_ && !tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void AtomicFile::fail(int err, const std::string& what) {
+  unwatch_temporary();
+  fd_.reset();
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  tmp_.clear();
+  throw std::system_error(err, std::generic_category(), what + " " + path_);
+}
+
+void AtomicFile::flush() {
+  if (buffer_.empty()) return;
+  if (!fd_) fail(EBADF, "cannot write");
+  if (!write_all(fd_.get(), buffer_)) fail(errno, "cannot write");
+  buffer_.clear();
+}
+
+void AtomicFile::write(std::string_view data) {
+  written_ += data.size();
+  if (buffer_.size() + data.size() > kBufferBytes) {
+    flush();
+    if (data.size() > kBufferBytes) {
+      if (!write_all(fd_.get(), data.data(), data.size())) fail(errno, "cannot write");
+      return;
+    }
+  }
+  buffer_.append(data);
+}
+
+void AtomicFile::commit() {
+  flush();
+  if (::fsync(fd_.get()) != 0) fail(errno, "cannot write");
+  if (::close(fd_.release()) != 0) fail(errno, "cannot write");
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) fail(errno, "cannot rename the temporary file onto");
+  committed_ = true;
+  unwatch_temporary();
+}
+
+OutputSink::OutputSink(const std::string& path) : path_(path) {
+  if (path.empty() || path == "-") return;  // stdout
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+    file_ = std::make_unique<AtomicFile>(path);
+    return;
+  }
+  device_.reset(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!device_) throw std::system_error(errno, std::generic_category(), path);
+}
+
+void OutputSink::write(std::string_view data) {
+  written_ += data.size();
+  if (file_) return file_->write(data);
+  const int fd = device_ ? device_.get() : 1;
+  if (!write_all(fd, data.data(), data.size()))
+    throw std::system_error(errno, std::generic_category(), device_ ? path_ : "stdout");
+}
+
+void OutputSink::finish() {
+  if (file_) file_->commit();
+}
+
+}  // namespace gilhost
