@@ -8,6 +8,7 @@
 #include "config/loader.hpp"
 #include "config/precision.hpp"
 #include "helpers.hpp"
+#include "report/failures.hpp"
 #include "run/cell_stop.hpp"
 #include "run/plan.hpp"
 #include "run/precision.hpp"
@@ -188,4 +189,13 @@ TEST_CASE("progress line: with a target the count and the ETA are open-ended", "
   p.precision = 0.03;
   p.min_rounds = 3;
   CHECK(progress_line(p) == "[3/12+] plain @ 3.13.0  1s of 120s timeout · total 5s, ETA 19s+ (3+ rounds, to ±3 %)");
+}
+
+TEST_CASE("report: a cell that met its target is not listed as stopped short", "[unit][precision]") {
+  RunRecord met = run("steady", 1.0), short_of = run("noisy", 1.0);
+  met.stopped = "target: ±1 % reached after 6 runs (target ±5 %)";
+  short_of.stopped = "budget: ±9 % after 11 runs, short of the ±5 % target: the cell's time budget of 20 s was spent";
+  const CellFailures f = collect_failures({met, short_of});
+  REQUIRE(f.stopped.size() == 1);
+  CHECK(f.stopped[0].case_name == "noisy");
 }
