@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 
 namespace gilhost {
 

@@ -10,7 +10,7 @@
 #include <chrono>
 #include <thread>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "measure/thread_states.hpp"
 #include "protocol/codec.hpp"
 #include "results/record_json.hpp"
