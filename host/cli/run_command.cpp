@@ -50,6 +50,7 @@ void add_run_output(CLI::App& run, RunOptions& ro) {
   run.add_option("--max-cell-time", ro.max_cell_time, "Stop repeating a case on a build once its runs (warm-ups too) "
                  "took SECONDS in all; at least one measured run is kept (default 20, the file's cell_budget; 0: no budget)")
       ->check(CLI::NonNegativeNumber);
+  run.add_option("--precision", ro.precision, "Add rounds until each case's median on each build is known to within this (3%, 0.03; off: exactly --repeat rounds; default 5% unless the file or --repeat sets a count)")->type_name("PCT");
   run.add_flag("--repeat-failures", ro.repeat_failures, "Repeat a case that failed in every run of its first round");
   run.add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
   run.add_flag("--no-thread-states", ro.no_thread_states,

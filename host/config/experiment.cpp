@@ -1,5 +1,6 @@
 #include "config/experiment.hpp"
 
+#include "config/precision.hpp"
 #include "util/strings.hpp"
 #include "util/tagged_number.hpp"
 
@@ -34,6 +35,11 @@ const Case* Experiment::find_case(const std::string& case_name) const {
   return nullptr;
 }
 
+double Experiment::precision_target() const {
+  if (precision) return *precision;
+  return repeat_written ? 0.0 : kDefaultPrecision;
+}
+
 nlohmann::json Experiment::to_json() const {
   nlohmann::json cases_json = nlohmann::json::array();
   for (const auto& c : cases) {
@@ -62,13 +68,16 @@ nlohmann::json Experiment::to_json() const {
   }
   nlohmann::json views_json = nlohmann::json::array();
   for (const auto& v : views) views_json.push_back(view_to_json(v));
-  return {{"name", name},       {"description", description}, {"path", path},
+  nlohmann::json out = {{"name", name},       {"description", description}, {"path", path},
           {"script", script},   {"module", module},           {"interpreters", interpreters}, {"repeat", repeat},
           {"warmup", warmup},   {"timeout_s", timeout_s},     {"cell_budget_s", cell_budget_s}, {"sample_interval_ms", sample_interval_ms},
           {"thread_states", thread_states}, {"baseline", baseline}, {"env", env},               {"article", article},
           {"params", tag_non_finite(params)},   {"profile", profile},         {"cases", cases_json},
           {"param_overrides", tag_non_finite(param_overrides)}, {"file_params", tag_non_finite(file_params)}, {"case_globs", case_globs}, {"views", views_json},
           {"extract_options", extract_options}};
+  // Only with a target: a file without it reads as fixed rounds (ExperimentInfo.precision).
+  if (const double target = precision_target(); target > 0) out["precision"] = target;
+  return out;
 }
 
 }  // namespace gilhost

@@ -70,6 +70,7 @@ struct Case {
 struct Profile {
   std::optional<int> repeat, warmup;
   std::optional<double> timeout_s;
+  std::optional<double> precision;  // config/precision: 0 for off
   nlohmann::json params = nlohmann::json::object();
   std::vector<std::string> cases;
 };
@@ -85,6 +86,10 @@ struct Experiment {
   int warmup = 0;
   double timeout_s = 300;
   double cell_budget_s = 20;  // stop repeating a cell once its runs took this long; 0: no budget
+  // The precision target as written (file, profile, --precision; 0: off), nullopt where none was.
+  std::optional<double> precision;
+  // `repeat` was written (file, profile, --repeat): without a target written too, exactly that many rounds.
+  bool repeat_written = false;
   int sample_interval_ms = 10;
   bool thread_states = true;  // sample every thread's state (measure/thread_states); --no-thread-states
   std::string baseline;
@@ -101,6 +106,9 @@ struct Experiment {
   std::vector<ViewSpec> views;  // [[view]], in file order
 
   const Case* find_case(const std::string& case_name) const;
+  // The target rounds are added for past `repeat` (run/precision), 0 for none: the one written, else the
+  // default unless `repeat` was written (a count asked for is run exactly, as before).
+  double precision_target() const;
   nlohmann::json to_json() const;  // recorded in the results file's header
 };
 

@@ -9,9 +9,12 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "config/adhoc.hpp"
 #include "config/limits.hpp"
 #include "config/placeholders.hpp"
+#include "config/precision.hpp"
 #include "config/toml_guard.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
@@ -163,6 +166,23 @@ class Loader {
     return get_seconds(t, "cell_budget");
   }
 
+  // precision: "3%", 0.03, or 0 / "off" (config/precision).
+  std::optional<double> get_precision(const toml::table& t) {
+    const toml::node* n = t.get("precision");
+    if (!n) return std::nullopt;
+    std::string text, why;
+    if (auto s = n->as_string()) text = s->get();
+    else if (auto i = n->as_integer()) text = std::to_string(i->get());
+    else if (auto f = n->as_floating_point()) text = fmt::format("{}", f->get());
+    else {
+      error(n->source(), "'precision' must be a percentage (\"3%\"), a fraction (0.03), or \"off\"");
+      return std::nullopt;
+    }
+    const std::optional<double> v = parse_precision(text, why);
+    if (!v) error(n->source(), "precision: " + why);
+    return v;
+  }
+
   std::optional<double> get_seconds(const toml::table& t, const char* key) {
     const toml::node* n = t.get(key);
     if (!n) return std::nullopt;
@@ -226,7 +246,7 @@ class Loader {
 
   void read_experiment(const toml::table& t, Experiment& ex) {
     check_keys(t, {"name", "description", "script", "module", "interpreters", "repeat", "warmup", "timeout",
-                   "cell_budget", "sample_interval_ms", "thread_states", "baseline", "env", "article", "extract"}, "[experiment]");
+                   "cell_budget", "precision", "sample_interval_ms", "thread_states", "baseline", "env", "article", "extract"}, "[experiment]");
     if (auto v = get_string(t, "name")) {
       // The name is part of the results file's path: it must not lead out of results/.
       if (v->empty() || v->find('/') != std::string::npos || v->find("..") != std::string::npos ||
@@ -244,6 +264,8 @@ class Loader {
     if (auto v = get_int(t, "repeat", 1, limits::kMaxRounds)) ex.repeat = static_cast<int>(*v);
     if (auto v = get_int(t, "warmup", 0, limits::kMaxRounds)) ex.warmup = static_cast<int>(*v);
     rounds_src_ = t.get("repeat") ? t.get("repeat")->source() : t.source();
+    ex.repeat_written = t.get("repeat") != nullptr;
+    if (auto v = get_precision(t)) ex.precision = *v;
     if (auto v = get_seconds(t, "timeout")) ex.timeout_s = *v;
     if (auto v = get_budget(t)) ex.cell_budget_s = *v;
     if (auto v = get_int(t, "sample_interval_ms", 1, limits::kMaxSampleIntervalMs)) ex.sample_interval_ms = static_cast<int>(*v);
@@ -313,11 +335,12 @@ class Loader {
   }
 
   Profile read_profile(const std::string& name, const toml::table& t) {
-    check_keys(t, {"repeat", "warmup", "timeout", "params", "cases"}, "a [profile.*] table");
+    check_keys(t, {"repeat", "warmup", "timeout", "precision", "params", "cases"}, "a [profile.*] table");
     Profile p;
     if (auto v = get_int(t, "repeat", 1, limits::kMaxRounds)) p.repeat = static_cast<int>(*v);
     if (auto v = get_int(t, "warmup", 0, limits::kMaxRounds)) p.warmup = static_cast<int>(*v);
     p.timeout_s = get_seconds(t, "timeout");
+    p.precision = get_precision(t);
     if (auto params = table_at(t, "params")) p.params = to_json(*params);
     p.cases = get_strings(t, "cases");
     auto& sources = profile_case_src_[name];
@@ -442,6 +465,8 @@ class Loader {
     const Profile* applied = &it->second;
     ex.profile = profile_;
     if (applied->repeat) ex.repeat = *applied->repeat;
+    ex.repeat_written |= applied->repeat.has_value();
+    if (applied->precision) ex.precision = applied->precision;
     if (applied->warmup) ex.warmup = *applied->warmup;
     if (applied->timeout_s) ex.timeout_s = *applied->timeout_s;
     ex.params.merge_patch(applied->params);

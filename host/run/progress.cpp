@@ -9,19 +9,24 @@
 #include <fmt/format.h>
 
 #include "cli/plain_text.hpp"
+#include "config/precision.hpp"
 #include "report/fit.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
 
 std::string progress_line(const Progress& p) {
-  std::string line = "[" + std::to_string(p.done + 1) + "/" + std::to_string(p.total) + "] " + p.run->c->name + " @ " +
-                     p.run->interp->label + (p.run->warmup ? " warm-up" : "");
+  // With a precision target the count is open-ended: rounds are added while cells are short of it.
+  const std::string more = p.precision > 0 ? "+" : "";
+  std::string line = "[" + std::to_string(p.done + 1) + "/" + std::to_string(p.total) + more + "] " + p.run->c->name +
+                     " @ " + p.run->interp->label + (p.run->warmup ? " warm-up" : "");
   line += "  " + format_duration(p.run_elapsed_s) + " of " + fmt::format("{:g}s", p.timeout_s) + " timeout";
   line += " · total " + format_duration(p.elapsed_s);
-  // The runs still to come at the finished runs' pace, less what this one has taken already.
+  // The runs still to come at the finished runs' pace, less what this one has taken already: with a
+  // target, the runs known so far, so at least that.
   const double pace = p.done > 0 ? (p.elapsed_s - p.run_elapsed_s) / p.done : 0;
-  if (p.done > 0) line += ", ETA " + format_duration(std::max(0.0, pace * (p.total - p.done) - p.run_elapsed_s));
+  if (p.done > 0) line += ", ETA " + format_duration(std::max(0.0, pace * (p.total - p.done) - p.run_elapsed_s)) + more;
+  if (p.precision > 0) line += " (" + std::to_string(p.min_rounds) + "+ rounds, to " + precision_text(p.precision) + ")";
   return line;
 }
 

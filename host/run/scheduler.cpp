@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "results/extract_metrics.hpp"
 #include "results/record_json.hpp"
 #include "run/cell_stop.hpp"
+#include "run/precision.hpp"
 #include "run/stderr_file.hpp"
 #include "util/strings.hpp"
 
@@ -335,6 +337,35 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
 
 namespace {
 
+// The child process for `run`, as the session's options and the experiment say.
+ChildRequest child_request(const Experiment& ex, const PlannedRun& run, const SchedulerOptions& options,
+                           const std::vector<std::string>& env) {
+  ChildRequest req;
+  RunnerSpec spec = runner_spec(*run.c, *run.interp);
+  spec.bootstrap_cache_dir = options.bootstrap_cache_dir;
+  spec.locate_gil = ex.thread_states;
+  spec.token = run_token();
+  req.event_token = spec.token;
+  // The descriptor after the event pipe's: its closing at our death kills the run's process group.
+  req.watch_fd = options.event_fd + 1;
+  req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd);
+  req.env = env;
+  req.timeout_s = ex.timeout_s;
+  req.sample_interval_ms = ex.sample_interval_ms;
+  req.thread_states = ex.thread_states;
+  req.event_fd = options.event_fd;
+  req.interrupt = options.interrupt;
+  return req;
+}
+
+// The machine's 1-minute load average now (/proc/loadavg), or nullopt where it cannot be read.
+std::optional<double> read_load_avg() {
+  std::ifstream f("/proc/loadavg");
+  double one_minute = 0;
+  if (f >> one_minute) return one_minute;
+  return std::nullopt;
+}
+
 std::string interrupted_reason(const ChildResult& child) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", static_cast<double>(child.wall_ns()) / 1e9);
@@ -356,15 +387,18 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
   const std::int64_t t0 = monotonic_ns();
   Progress progress;
   progress.total = static_cast<int>(plan.runs.size());
-  CellStops stops(options.cell_budget_s, options.repeat_failures);
-  for (const auto& run : plan.runs) {
+  progress.precision = ex.precision_target();
+  progress.min_rounds = ex.repeat;
+  CellStops stops(options.cell_budget_s, options.repeat_failures, progress.precision);
+  // Runs one planned run; false when the session is interrupted.
+  auto run_one = [&](const PlannedRun& run) {
     if (options.interrupt && options.interrupt->load()) {
       session.interrupted = true;
-      break;
+      return false;
     }
     if (stops.skip(run.c->name, run.interp->label, run.warmup)) {
       --progress.total;
-      continue;
+      return true;
     }
     progress.run = &run;
     progress.record = nullptr;
@@ -373,36 +407,23 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     progress.timeout_s = ex.timeout_s;
     if (options.on_start) options.on_start(progress);
 
-    ChildRequest req;
-    RunnerSpec spec = runner_spec(*run.c, *run.interp);
-    spec.bootstrap_cache_dir = options.bootstrap_cache_dir;
-    spec.locate_gil = ex.thread_states;
-    spec.token = run_token();
-    req.event_token = spec.token;
-    // The descriptor after the event pipe's: its closing at our death kills the run's process group.
-    req.watch_fd = options.event_fd + 1;
-    req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd);
-    req.env = run.interp->gil_forced ? gil_env : env;
-    req.timeout_s = ex.timeout_s;
-    req.sample_interval_ms = ex.sample_interval_ms;
-    req.thread_states = ex.thread_states;
-    req.event_fd = options.event_fd;
+    ChildRequest req = child_request(ex, run, options, run.interp->gil_forced ? gil_env : env);
     if (options.on_tick)
       req.on_tick = [&](double run_s) {
         progress.run_elapsed_s = run_s;
         progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
         options.on_tick(progress);
       };
-    req.interrupt = options.interrupt;
     ChildResult child = run_child(req);
     if (child.interrupted) {
       // A run cut short is not a measurement: kept out of the statistics, but listed as interrupted.
       session.interrupted = true;
       skip(SkipRecord::of_case(ex.name, run.c->name, run.interp->label, interrupted_reason(child)));
-      break;
+      return false;
     }
     session.runs.push_back(make_run_record(ex, run, child));
     RunRecord& record = session.runs.back();
+    record.load_avg = read_load_avg();
     if (!record.is_ok() && !record.stderr_text.empty() && !options.stderr_dir.empty())
       record.stderr_file = write_stderr_file(options.stderr_dir, record);
     record.stopped = stops.after(record, ex.repeat);
@@ -411,6 +432,16 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     progress.record = &session.runs.back();
     progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
     if (options.on_finish) options.on_finish(progress);
+    return true;
+  };
+  bool going = true;
+  for (auto at = plan.runs.begin(); going && at != plan.runs.end(); ++at) going = run_one(*at);
+  // Past the planned rounds, a round of the cells still short of the precision target (run/precision).
+  for (int round = ex.warmup + ex.repeat; going; ++round) {
+    const std::vector<PlannedRun> more = precision_round(plan, stops, round, ex.warmup, ex.repeat);
+    if (more.empty()) break;
+    progress.total += static_cast<int>(more.size());
+    for (auto at = more.begin(); going && at != more.end(); ++at) going = run_one(*at);
   }
   return session;
 }

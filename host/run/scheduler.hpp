@@ -24,6 +24,8 @@ struct Progress {
   double elapsed_s = 0;      // since the session began
   double run_elapsed_s = 0;  // since this run began (on_tick)
   double timeout_s = 0;      // this run's
+  double precision = 0;      // the precision target (0: none): `total` grows while cells are short of it
+  int min_rounds = 0;        // the measured rounds every cell gets (`repeat`)
 };
 
 struct SchedulerOptions {

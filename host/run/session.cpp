@@ -12,8 +12,11 @@
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "config/adhoc.hpp"
 #include "config/loader.hpp"
+#include "config/precision.hpp"
 #include "discover/selector.hpp"
 #include "measure/machine.hpp"
 #include "measure/system_state.hpp"
@@ -25,6 +28,7 @@
 #include "run/child.hpp"
 #include "run/meta.hpp"
 #include "run/plan.hpp"
+#include "run/precision.hpp"
 #include "run/progress.hpp"
 #include "run/show_output.hpp"
 #include "run/scheduler.hpp"
@@ -70,6 +74,20 @@ std::string runner_path() {
   return companion_program("gilhost-runner");
 }
 
+// "63 runs (3 cases x 7 interpreters x 3 rounds)"; with a precision target the count is open-ended:
+// "63+ runs (3 cases x 7 interpreters x 3+ rounds, to ±5 %: ...)".
+std::string plan_summary(const Experiment& ex, const Plan& plan, std::size_t builds) {
+  const double target = ex.precision_target();
+  const std::string more = target > 0 ? "+" : "";
+  std::string out = std::to_string(plan.runs.size()) + more + " runs (" + std::to_string(ex.cases.size()) + " cases x " +
+                    std::to_string(builds) + " interpreters x " + std::to_string(ex.warmup + ex.repeat) + more + " rounds";
+  if (target > 0)
+    out += ", to " + precision_text(target) + ": more rounds for each cell short of it, up to " +
+           std::to_string(std::max(kMaxPrecisionRounds, ex.repeat)) + " runs" +
+           (ex.cell_budget_s > 0 ? fmt::format(" or {:g} s", ex.cell_budget_s) : "") + " a cell";
+  return out + ")";
+}
+
 // The experiment `file` names (or the script, or -m's module), with the command line's overrides; nullopt
 // once its errors are said.
 std::optional<Experiment> load_for_run(const std::string& file, const RunOptions& ro) {
@@ -93,7 +111,11 @@ std::optional<Experiment> load_for_run(const std::string& file, const RunOptions
     std::cerr << "gilhost: " << e.what() << "\n";
     return std::nullopt;
   }
-  if (ro.repeat > 0) ex.repeat = ro.repeat;
+  if (ro.repeat > 0) {
+    ex.repeat = ro.repeat;
+    ex.repeat_written = true;
+  }
+  if (std::string unused; !ro.precision.empty()) ex.precision = parse_precision(ro.precision, unused);  // cmd_run checked it
   if (ro.warmup >= 0) ex.warmup = ro.warmup;
   if (ro.timeout > 0) ex.timeout_s = ro.timeout;
   if (ro.max_cell_time >= 0) ex.cell_budget_s = ro.max_cell_time;
@@ -126,8 +148,7 @@ std::optional<Selection> select_for_run(const Experiment& ex, const std::string&
 }
 
 void print_dry_run(const Experiment& ex, const Selection& sel, const Plan& plan) {
-  std::cout << ex.name << ": " << plan.runs.size() << " runs (" << ex.cases.size() << " cases x "
-            << sel.selected.size() << " interpreters x " << ex.warmup + ex.repeat << " rounds)\n";
+  std::cout << ex.name << ": " << plan_summary(ex, plan, sel.selected.size()) << "\n";
   for (const auto& r : plan.runs)
     if (r.round == 0) std::cout << "  " << r.c->name << " @ " << r.interp->label << " [" << r.interp->mode() << "]\n";
 }
@@ -225,6 +246,10 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
 int cmd_run(const RunOptions& ro, const CommonOptions& co) {
   if (ro.quick && !ro.profile.empty()) {
     std::cerr << "gilhost: --quick is --profile quick; give one of them\n";
+    return 2;
+  }
+  if (std::string why; !ro.precision.empty() && !parse_precision(ro.precision, why)) {
+    std::cerr << "gilhost: --precision: " << why << "\n";
     return 2;
   }
   if (ro.module.empty() == ro.files.empty()) {

@@ -17,6 +17,7 @@ struct RunOptions {
   int repeat = 0, warmup = -1;
   double timeout = 0;
   double max_cell_time = -1;      // --max-cell-time: the cell's time budget (0: none; <0: the file's)
+  std::string precision;          // --precision: "3%", 0.03, off (config/precision); "": the file's
   bool repeat_failures = false;  // --repeat-failures
   bool show_output = false;
   std::string baseline_python;  // --baseline-python: the build every other is compared with
