@@ -352,9 +352,11 @@ class ThreadAccount {
   ThreadTimes provisional_;
 };
 
+}  // namespace
+
 // At most ThreadRecord::kMaxSegments: the thread's life cut into that many equal buckets, each the state
 // that covered most of it.
-void coarsen(ThreadRecord& t) {
+void coarsen_timeline(ThreadRecord& t) {
   if (t.timeline.size() <= ThreadRecord::kMaxSegments) return;
   const std::int64_t span = std::max<std::int64_t>(1, t.end_ns - t.timeline.front().start_ns);
   const std::int64_t origin = t.timeline.front().start_ns;
@@ -382,8 +384,6 @@ void coarsen(ThreadRecord& t) {
   }
   t.timeline = std::move(out);
 }
-
-}  // namespace
 
 ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,
                               const std::string& unlocated_why, const std::vector<pid_t>& not_the_case) {
@@ -418,7 +418,7 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
     rec.gil_located = process_gils.located;
     ThreadAccount account(rec, process_gils);
     for (const auto& r : t.readings) account.add(r);
-    coarsen(rec);
+    coarsen_timeline(rec);
     if (rec.python) out.python_totals += rec.times;
     if (static_cast<int>(out.threads.size()) < kMaxThreadsKept) out.threads.push_back(std::move(rec));
     else ++out.threads_not_kept;

@@ -119,6 +119,10 @@ class ThreadStateSampler {
   std::vector<Track*> due_;
 };
 
+// At most ThreadRecord::kMaxSegments segments: the thread's life cut into that many equal buckets, each
+// the state that covered most of it (both modes' timelines).
+void coarsen_timeline(ThreadRecord& t);
+
 // What the runner said of the GILs of its process (protocol's GilEvent, one per interpreter).
 struct GilReport {
   bool has_gil = false;
