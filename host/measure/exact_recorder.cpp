@@ -74,7 +74,7 @@ struct Tracepoints {
   }
 };
 
-bool read_tracepoints(Tracepoints& tps, std::string& why_not) {
+bool read_tracepoints_now(Tracepoints& tps, std::string& why_not) {
   const std::string root = tracefs_root();
   if (root.empty()) {
     why_not = "the kernel's tracepoints are not readable (no tracefs at /sys/kernel/tracing; as root, gilhost mounts it)";
@@ -90,6 +90,19 @@ bool read_tracepoints(Tracepoints& tps, std::string& why_not) {
     return false;
   }
   return true;
+}
+
+// Read once a session (a run's first milliseconds go unrecorded while we read them).
+bool read_tracepoints(Tracepoints& tps, std::string& why_not) {
+  static Tracepoints cached;
+  static const std::string why = [] {
+    std::string w;
+    read_tracepoints_now(cached, w);
+    return w;
+  }();
+  tps = cached;
+  why_not = why;
+  return why.empty();
 }
 
 // ---- perf events ----
@@ -251,26 +264,24 @@ bool ExactRecorder::Impl::open(pid_t root, std::string& why_not) {
   const long configured = ::sysconf(_SC_NPROCESSORS_CONF);
   for (int cpu = 0; cpu < std::max(1L, configured); ++cpu) {
     Cpu c;
-    bool first = true;
     for (const Tracepoint* tp : {&tps.enter, &tps.exit, &tps.wakeup, &tps.wakeup_new}) {
-      perf_event_attr attr = tracepoint_attr(tp->id, first);
-      first = false;
+      const bool lead = c.fds.empty();
+      perf_event_attr attr = tracepoint_attr(tp->id, lead);
       UniqueFd fd(perf_event_open(attr, root, cpu, -1, PERF_FLAG_FD_CLOEXEC));
       if (!fd) {
         if (errno == ENODEV && cpu > 0) break;  // an offline CPU: nothing runs there
         why_not = open_failure(errno);
         return false;
       }
-      if (!c.fds.empty() && ::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, c.fds.front().get()) != 0) {
+      // The lead's buffer is mapped first: the kernel redirects the others only into a mapped one.
+      if (lead && !(c.ring = map_ring(fd.get(), why_not)).mapped()) return false;
+      if (!lead && ::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, c.fds.front().get()) != 0) {
         why_not = std::string("perf events could not share a buffer: ") + std::strerror(errno);
         return false;
       }
       c.fds.push_back(std::move(fd));
     }
-    if (c.fds.size() < 4) continue;
-    c.ring = map_ring(c.fds.front().get(), why_not);
-    if (!c.ring.mapped()) return false;
-    cpus.push_back(std::move(c));
+    if (c.fds.size() == 4) cpus.push_back(std::move(c));
   }
   why_not.clear();
   return !cpus.empty();
@@ -402,6 +413,10 @@ std::unique_ptr<ExactRecorder> ExactRecorder::start(pid_t root, std::int64_t sta
   impl->trace.processes[root] = {true, true};
   impl->trace.names[root] = read_line("/proc/" + std::to_string(root) + "/comm");
   if (!impl->open(root, why_not)) return nullptr;
+  // What the root did before the events were on: its CPU time and its wait for a core since its spawn.
+  impl->trace.attached_ns = monotonic_ns() - start_ns;
+  std::istringstream schedstat(read_line("/proc/" + std::to_string(root) + "/schedstat"));
+  schedstat >> impl->trace.root_cpu_before_ns >> impl->trace.root_delay_before_ns;
   return std::unique_ptr<ExactRecorder>(new ExactRecorder(std::move(impl)));
 }
 

@@ -81,6 +81,20 @@ class ExactAccount {
     return std::move(rec_);
   }
 
+  // A thread that ran before the recording began (the root, from its spawn): its time until then, on a CPU
+  // and waiting for one (the rest of it in `other`), and its state at the start.
+  void before(std::int64_t attached_ns, std::int64_t cpu_ns, std::int64_t delay_ns) {
+    if (attached_ns <= 0) return;
+    begun_ = true;
+    rec_.start_ns = 0;
+    rec_.times[ThreadState::cpu] += cpu_ns;
+    rec_.times[ThreadState::runqueue] += delay_ns;
+    rec_.times[ThreadState::other] += std::max<std::int64_t>(0, attached_ns - cpu_ns - delay_ns);
+    rec_.timeline.push_back({0, ThreadState::cpu});
+    since_ = attached_ns;
+    state_ = ThreadState::cpu;
+  }
+
   bool seen_itself() const { return own_ > 0; }
   void use_gils(const ProcessGils& gils) { gils_ = &gils; }
   ThreadRecord& record() { return rec_; }
@@ -166,6 +180,7 @@ ThreadStates exact_thread_states(const ExactTrace& trace, const std::vector<GilR
       it->second.record().pid = pid->second;
       it->second.record().python = process.python;
       it->second.record().gil_located = gils_of(pid->second, process).located;
+      if (e.tid == trace.root) it->second.before(trace.attached_ns, trace.root_cpu_before_ns, trace.root_delay_before_ns);
     }
     it->second.add(e);
   }

@@ -44,6 +44,8 @@ struct ExactTrace {
   std::map<pid_t, ThreadObservations::Process> processes;
   pid_t root = 0;
   std::int64_t end_ns = 0;        // when recording stopped, since the run's spawn
+  // When the events were on (the runner had exec'd), and what its thread had done by then (schedstat).
+  std::int64_t attached_ns = 0, root_cpu_before_ns = 0, root_delay_before_ns = 0;
   std::int64_t lost = 0;          // records the kernel dropped, its buffers full
   std::int64_t truncated_at_ns = -1;  // past this, events were not kept (the cap); -1: all kept
   std::int64_t cost_ns = 0;       // what draining and decoding the buffers cost us

@@ -14,6 +14,7 @@
 #include <ctime>
 
 #include "measure/clock.hpp"
+#include "measure/exact_recorder.hpp"
 #include "measure/sampler.hpp"
 #include "util/fd.hpp"
 
@@ -255,7 +256,11 @@ ChildResult run_child(const ChildRequest& req) {
   // and the task link count, half the cost or less (measure/sampler.hpp).
   const int rescan_every = static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval));
   TreeSampler sampler(pid, rescan_every, subreaper ? self : 0, 10 * rescan_every);
-  if (req.thread_states) sampler.sample_threads(static_cast<int>(interval / 1000000));
+  // Exact states where asked and allowed (the runner has just exec'd: one thread, whose descendants all
+  // inherit the events), else the sampler reads the threads.
+  std::unique_ptr<ExactRecorder> exact;
+  if (req.thread_states && req.exact_states) exact = ExactRecorder::start(pid, start, static_cast<int>(interval / 1000000), res.exact_why_not);
+  if (req.thread_states && !exact) sampler.sample_threads(static_cast<int>(interval / 1000000));
   sampler.sample();
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
   const double timeout_s = req.timeout_s < 1e9 ? std::max(0.0, req.timeout_s) : 1e9;
@@ -283,6 +288,7 @@ ChildResult run_child(const ChildRequest& req) {
     }
     if (now >= next_sample) {
       sampler.sample();
+      if (exact) exact->drain();
       next_sample = std::max(next_sample + interval, now + interval / 2);
       if (req.on_tick && now >= next_tick) {
         next_tick += 1000000000;
@@ -348,6 +354,7 @@ ChildResult run_child(const ChildRequest& req) {
   res.stderr_bytes = cap_err.total();
   res.sampling = sampler.summary();
   res.threads = sampler.take_thread_observations();
+  if (exact) res.exact = exact->finish();
   return res;
 }
 

@@ -143,7 +143,7 @@ std::string missing_case_note(const ChildResult& child) {
 
 // Where the run's threads spent their time, told apart with what the runner said of its GILs.
 std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std::string& mode) {
-  if (child.threads.empty()) return std::nullopt;
+  if (child.threads.empty() && !child.exact) return std::nullopt;
   std::vector<GilReport> gils;
   std::string unlocated = mode == "exec" ? "not located (exec mode: no runner to locate it)"
                                          : "not located (the runner did not say)";
@@ -157,6 +157,10 @@ std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std
   std::vector<pid_t> helpers;
   for (const auto& g : child.events.gils)
     if (g.helper_tid > 0) helpers.push_back(static_cast<pid_t>(g.helper_tid));
+  if (child.exact) {
+    const auto ns = [](const timeval& tv) { return std::int64_t{tv.tv_sec} * 1000000000 + std::int64_t{tv.tv_usec} * 1000; };
+    return exact_thread_states(*child.exact, gils, unlocated, helpers, ns(child.usage.ru_utime) + ns(child.usage.ru_stime));
+  }
   return classify_threads(child.threads, gils, unlocated, helpers);
 }
 
@@ -346,6 +350,7 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     req.timeout_s = ex.timeout_s;
     req.sample_interval_ms = ex.sample_interval_ms;
     req.thread_states = ex.thread_states;
+    req.exact_states = options.exact_states;
     req.event_fd = options.event_fd;
     if (options.on_tick)
       req.on_tick = [&](double run_s) {

@@ -14,6 +14,7 @@
 #include "config/adhoc.hpp"
 #include "config/loader.hpp"
 #include "discover/selector.hpp"
+#include "measure/exact_recorder.hpp"
 #include "measure/machine.hpp"
 #include "measure/system_state.hpp"
 #include "report/fit.hpp"
@@ -64,6 +65,15 @@ std::string session_description(const RunOptions& ro) {
   return "pid " + std::to_string(::getpid()) + ", gilhost run " + what + ", started " + when;
 }
 
+// --thread-states exact where the kernel allows it; else the sampler, and a note saying why.
+bool exact_states_allowed(const RunOptions& ro, const Experiment& ex) {
+  if (ro.thread_states != "exact" || !ex.thread_states) return false;
+  std::string why_not;
+  if (ExactRecorder::available(why_not)) return true;
+  std::cerr << "gilhost: thread states are sampled, not exact: " << why_not << "\n";
+  return false;
+}
+
 std::string runner_path() {
   if (const char* env = std::getenv("GILHOST_RUNNER"); env && *env) return env;
   return companion_program("gilhost-runner");
@@ -95,7 +105,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (ro.warmup >= 0) ex.warmup = ro.warmup;
   if (ro.timeout > 0) ex.timeout_s = ro.timeout;
   if (ro.max_cell_time >= 0) ex.cell_budget_s = ro.max_cell_time;
-  if (ro.no_thread_states) ex.thread_states = false;
+  if (ro.no_thread_states || ro.thread_states == "off") ex.thread_states = false;
 
   const std::vector<std::string>& selectors = co.pythons.empty() ? ex.interpreters : co.pythons;
   Selection sel = select_interpreters(discovery.found, selectors, [&](const std::string& path, std::string& reason) {
@@ -148,6 +158,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (!co.no_cache) so.bootstrap_cache_dir = (fs::path(cache_dir()) / "bootstrap").string();
   so.cell_budget_s = ex.cell_budget_s;
   so.repeat_failures = ro.repeat_failures;
+  so.exact_states = exact_states_allowed(ro, ex);
   so.stderr_dir = path + ".stderr";
   so.interrupt = &g_interrupted;
   if (tty) so.on_start = so.on_tick = print_progress;
