@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include "measure/clock.hpp"
@@ -48,11 +50,14 @@ ExactEvent out(std::int64_t t_ms, std::int32_t tid, bool preempted = false) {
   return e;
 }
 
-ExactTrace trace_of(std::vector<ExactEvent> events) {
+// With `other_thread`, another thread of the process is seen too (a process of one thread never waits
+// for its own GIL: its futex waits are lock waits).
+ExactTrace trace_of(std::vector<ExactEvent> events, bool other_thread = true) {
   ExactTrace t;
   t.root = kPid;
   t.processes[kPid] = {true, true};
-  t.events = std::move(events);
+  if (other_thread) t.events.push_back(ev(0, 150, K::switch_in));
+  t.events.insert(t.events.end(), events.begin(), events.end());
   return t;
 }
 
@@ -132,13 +137,21 @@ TEST_CASE("exact states: no GIL located, a lone thread, a process not the root's
   }
   SECTION("the runner's helper thread is left out") {
     const auto s = gilhost::exact_thread_states(trace_of(events), kGil, "", {102});
-    CHECK(s.threads.size() == 1);
+    CHECK(s.threads.size() == 2);
+    CHECK(ms(thread(s, 101), ThreadState::gil) == Approx(10));
+  }
+  SECTION("a process of one thread: its futex waits are lock waits") {
+    std::vector<ExactEvent> alone;  // thread 101's alone
+    std::copy_if(events.begin(), events.end(), std::back_inserter(alone), [](const ExactEvent& e) { return e.tid == 101; });
+    const auto s = gilhost::exact_thread_states(trace_of(alone, false), kGil, "");
+    CHECK(ms(thread(s, 101), ThreadState::gil) == Approx(0));
+    CHECK(thread(s, 101).gil_located);
   }
 }
 
 TEST_CASE("exact states: a thread only woken is not the run's; coverage against the tree's CPU time",
           "[exact_states]") {
-  ExactTrace t = trace_of({ev(0, 101, K::switch_in), ev(5, 999, K::wakeup), out(10, 101, true)});
+  ExactTrace t = trace_of({ev(0, 101, K::switch_in), ev(5, 999, K::wakeup), out(10, 101, true)}, false);
   const auto s = gilhost::exact_thread_states(t, kGil, "", {}, 20000000);
   REQUIRE(s.threads.size() == 1);
   CHECK(s.threads[0].tid == 101);
