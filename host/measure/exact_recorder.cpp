@@ -13,6 +13,7 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "measure/clock.hpp"
@@ -240,7 +241,10 @@ struct ExactRecorder::Impl {
   struct Cpu {
     std::vector<UniqueFd> fds;  // the lead (mapped) first
     Ring ring;
+    UniqueFd wide;   // sched_wakeup of every task on this CPU, filtered here to the run's threads
+    Ring wide_ring;  // its own buffer where the kernel will not share the lead's
   };
+  std::set<std::int32_t> ours;  // the run's threads: the root, every thread forked since, every one seen
   Tracepoints tps;
   std::vector<Cpu> cpus;
   std::int64_t start_ns = 0;
@@ -252,6 +256,7 @@ struct ExactRecorder::Impl {
   bool stopped = false;
 
   bool open(pid_t root, std::string& why_not);
+  bool open_wide(Cpu& c, int cpu, std::string& why_not);
   void decode(const unsigned char* rec, std::size_t size);
   void decode_sample(const unsigned char* rec, std::size_t size);
   void note_fork(const unsigned char* rec);
@@ -281,10 +286,27 @@ bool ExactRecorder::Impl::open(pid_t root, std::string& why_not) {
       }
       c.fds.push_back(std::move(fd));
     }
-    if (c.fds.size() == 4) cpus.push_back(std::move(c));
+    if (c.fds.size() != 4) continue;
+    if (!open_wide(c, cpu, why_not)) return false;
+    cpus.push_back(std::move(c));
   }
   why_not.clear();
   return !cpus.empty();
+}
+
+// A task's own inherited wake-up events miss the wake-ups the kernel makes on its behalf (a timed wait's
+// timer, half of a GIL waiter's on a loaded machine): sched_wakeup of every task, per CPU, kept for ours.
+bool ExactRecorder::Impl::open_wide(Cpu& c, int cpu, std::string& why_not) {
+  perf_event_attr attr = tracepoint_attr(tps.wakeup.id, false);
+  attr.inherit = 0;
+  c.wide = UniqueFd(perf_event_open(attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  if (!c.wide) {
+    why_not = open_failure(errno);
+    return false;
+  }
+  if (::ioctl(c.wide.get(), PERF_EVENT_IOC_SET_OUTPUT, c.fds.front().get()) == 0) return true;
+  c.wide_ring = map_ring(c.wide.get(), why_not);
+  return c.wide_ring.mapped();
 }
 
 // One record of a ring: a tracepoint's sample, a switch, a fork, a name; anything else is skipped.
@@ -356,6 +378,7 @@ void ExactRecorder::Impl::decode_sample(const unsigned char* rec, std::size_t si
 void ExactRecorder::Impl::note_fork(const unsigned char* rec) {
   const auto pid = static_cast<pid_t>(load<std::uint32_t>(rec, 8)), ppid = static_cast<pid_t>(load<std::uint32_t>(rec, 12));
   const auto tid = static_cast<pid_t>(load<std::uint32_t>(rec, 16)), ptid = static_cast<pid_t>(load<std::uint32_t>(rec, 20));
+  ours.insert(tid);
   if (const auto name = trace.names.find(ptid); name != trace.names.end()) trace.names[tid] = name->second;
   if (pid != ppid && !trace.processes.count(pid)) {
     const auto parent = trace.processes.find(ppid);
@@ -391,7 +414,10 @@ void ExactRecorder::Impl::settle(std::int64_t until_ns) {
       stop();
       continue;
     }
-    compactor.add(pending[n]);
+    const ExactEvent& e = pending[n];
+    if (e.kind != ExactEvent::Kind::wakeup) ours.insert(e.tid);
+    else if (!ours.count(e.tid)) continue;  // another task's
+    compactor.add(e);
   }
   pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(n));
 }
@@ -399,8 +425,10 @@ void ExactRecorder::Impl::settle(std::int64_t until_ns) {
 // Past the cap: the events are disabled (and with them their copies in every thread), the run goes on.
 void ExactRecorder::Impl::stop() {
   stopped = true;
-  for (auto& c : cpus)
+  for (auto& c : cpus) {
     for (auto& fd : c.fds) ::ioctl(fd.get(), PERF_EVENT_IOC_DISABLE, 0);
+    ::ioctl(c.wide.get(), PERF_EVENT_IOC_DISABLE, 0);
+  }
 }
 
 std::unique_ptr<ExactRecorder> ExactRecorder::start(pid_t root, std::int64_t start_ns, int interval_ms, std::string& why_not) {
@@ -411,6 +439,7 @@ std::unique_ptr<ExactRecorder> ExactRecorder::start(pid_t root, std::int64_t sta
   impl->trace.root = root;
   impl->trace.interval_ms = interval_ms;
   impl->trace.processes[root] = {true, true};
+  impl->ours.insert(root);
   impl->trace.names[root] = read_line("/proc/" + std::to_string(root) + "/comm");
   if (!impl->open(root, why_not)) return nullptr;
   // What the root did before the events were on: its CPU time and its wait for a core since its spawn.
@@ -438,8 +467,11 @@ ExactRecorder::~ExactRecorder() = default;
 
 void ExactRecorder::drain() {
   const std::int64_t t0 = monotonic_ns();
-  for (auto& c : impl_->cpus)
+  for (auto& c : impl_->cpus) {
     c.ring.read(impl_->scratch, [&](const unsigned char* rec, std::size_t size) { impl_->decode(rec, size); });
+    if (c.wide_ring.mapped())
+      c.wide_ring.read(impl_->scratch, [&](const unsigned char* rec, std::size_t size) { impl_->decode(rec, size); });
+  }
   // A record is in its buffer within microseconds of its time: two intervals back, every CPU's are in.
   impl_->settle(t0 - impl_->start_ns - 2 * std::int64_t{impl_->trace.interval_ms} * 1000000);
   ++impl_->trace.drains;

@@ -87,11 +87,16 @@ class ExactAccount {
     if (attached_ns <= 0) return;
     begun_ = true;
     rec_.start_ns = 0;
-    rec_.times[ThreadState::cpu] += cpu_ns;
-    rec_.times[ThreadState::runqueue] += delay_ns;
-    rec_.times[ThreadState::other] += std::max<std::int64_t>(0, attached_ns - cpu_ns - delay_ns);
-    rec_.timeline.push_back({0, ThreadState::cpu});
-    since_ = attached_ns;
+    // In its timeline in that order (when each came is not known), so that the timeline adds up to the times.
+    std::int64_t at = 0;
+    for (const auto& [state, ns] : {std::pair{ThreadState::cpu, cpu_ns}, std::pair{ThreadState::runqueue, delay_ns},
+                                    std::pair{ThreadState::other, attached_ns - cpu_ns - delay_ns}}) {
+      if (ns <= 0) continue;
+      rec_.times[state] += ns;
+      rec_.timeline.push_back({at, state});
+      at += ns;
+    }
+    since_ = at;
     state_ = ThreadState::cpu;
   }
 
@@ -198,15 +203,13 @@ ThreadStates exact_thread_states(const ExactTrace& trace, const std::vector<GilR
     if (static_cast<int>(out.threads.size()) < kMaxThreadsKept) out.threads.push_back(std::move(rec));
     else ++out.threads_not_kept;
   }
+  // Every switch kept: the whole run is seen (the tree's CPU time also holds each process's exit, after its
+  // threads' last events, so it is no measure of what was missed). Else the share of that CPU time seen.
   out.coverage_why = missed_why(trace);
-  if (tree_cpu_ns > 0) {
+  if (out.coverage_why.empty())
+    out.coverage = 1.0;
+  else if (tree_cpu_ns > 0)
     out.coverage = std::min(1.0, static_cast<double>(cpu_seen) / static_cast<double>(tree_cpu_ns));
-    if (*out.coverage < ThreadStates::kMinCoverage && out.coverage_why.empty())
-      out.coverage_why = "the threads' switches account for " + std::to_string(static_cast<int>(*out.coverage * 100)) +
-                         " % of the tree's CPU time";
-  } else if (out.coverage_why.empty()) {
-    out.coverage = 1.0;  // every switch was kept (else how much was missed is not known: nullopt)
-  }
   return out;
 }
 

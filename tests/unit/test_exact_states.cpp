@@ -149,20 +149,25 @@ TEST_CASE("exact states: no GIL located, a lone thread, a process not the root's
   }
 }
 
-TEST_CASE("exact states: a thread only woken is not the run's; coverage against the tree's CPU time",
+TEST_CASE("exact states: a thread only woken is not the run's; coverage when records were lost",
           "[exact_states]") {
   ExactTrace t = trace_of({ev(0, 101, K::switch_in), ev(5, 999, K::wakeup), out(10, 101, true)}, false);
-  const auto s = gilhost::exact_thread_states(t, kGil, "", {}, 20000000);
-  REQUIRE(s.threads.size() == 1);
-  CHECK(s.threads[0].tid == 101);
-  REQUIRE(s.coverage);
-  CHECK(*s.coverage == Approx(0.5));
-  CHECK(s.coverage_why.find("50 %") != std::string::npos);
-  // Dropped records: said, and how much was missed is not known without the tree's CPU time.
+  const auto whole = gilhost::exact_thread_states(t, kGil, "", {}, 20000000);
+  REQUIRE(whole.threads.size() == 1);
+  CHECK(whole.threads[0].tid == 101);
+  CHECK(whole.coverage == Approx(1.0));  // nothing lost: the run's exits are the rest of its CPU time
+  CHECK(whole.coverage_why.empty());
+  // Dropped records: said, with the share of the tree's CPU time the threads' switches account for.
   t.lost = 12;
-  const auto lost = gilhost::exact_thread_states(t, kGil, "");
-  CHECK_FALSE(lost.coverage);
+  const auto lost = gilhost::exact_thread_states(t, kGil, "", {}, 20000000);
+  REQUIRE(lost.coverage);
+  CHECK(*lost.coverage == Approx(0.5));
   CHECK(lost.coverage_why.find("dropped 12 records") != std::string::npos);
+  // How much was missed is not known without the tree's CPU time.
+  CHECK_FALSE(gilhost::exact_thread_states(t, kGil, "").coverage);
+  t.lost = 0;
+  t.truncated_at_ns = 7000000;
+  CHECK(gilhost::exact_thread_states(t, kGil, "").coverage_why.find("after 7 ms") != std::string::npos);
 }
 
 TEST_CASE("exact states: the root's time before the recording began", "[exact_states]") {
