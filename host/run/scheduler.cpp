@@ -234,6 +234,8 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   if (cs && !cs->note.empty()) note += (note.empty() ? "" : "; ") + cs->note;
   if (child.leftover_processes > 0)
     note += (note.empty() ? "" : "; ") + leftover_note(child.leftover_processes);
+  if (!child.exact_why_not.empty())  // exact asked for and allowed, yet not possible for this run
+    note += std::string(note.empty() ? "" : "; ") + "thread states sampled, not exact: " + child.exact_why_not;
 
   r.wall_ns = cs ? cs->wall_ns : child.wall_ns();
   r.exit_code = child.exit_code;
