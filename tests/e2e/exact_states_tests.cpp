@@ -95,15 +95,17 @@ double lived(const json& t) {
 }
 
 // The case's named threads' share of `states` over their time not queued for a core (on a machine shared
-// with other work, a thread's wait for a core is the machine's), pooled over every ok run of `build_ft`.
-double pooled_share(const Session& s, const std::string& case_name, bool build_ft, std::vector<const char*> states) {
+// with other work, a thread's wait for a core is the machine's; `of_lived`: over all their time), pooled
+// over every ok run of `build_ft`.
+double pooled_share(const Session& s, const std::string& case_name, bool build_ft, std::vector<const char*> states,
+                    bool of_lived = false) {
   double in = 0, available = 0;
   for (const auto& run : s.runs) {
     if (run["case"] != case_name || free_threaded(run) != build_ft || run.value("status", "") != "ok") continue;
     for (std::int64_t tid : tids_of(run))
       if (const json* t = thread(run, tid)) {
         for (const char* state : states) in += (*t)["ns"][state].get<double>();
-        available += lived(*t) - (*t)["ns"]["runqueue"].get<double>();
+        available += lived(*t) - (of_lived ? 0.0 : (*t)["ns"]["runqueue"].get<double>());
       }
   }
   return available > 0 ? in / available : -1;
@@ -178,15 +180,20 @@ TEST_CASE("exact states: the same waits as the sampled mode, within what samplin
     const char* case_name;
     std::vector<const char*> states;
     double at_least;  // what both must show
+    bool of_lived = false;
   };
+  // The spinners: off a CPU nearly all their time, waiting for the GIL or for a core, in both modes. How the
+  // sampled mode splits a queued GIL holder's time between the two swings with the load (0.40-0.82 of their
+  // time not queued, against 0.75-0.83 exact, at load 20 on 2 cores), so the split is checked on the exact
+  // mode alone (above).
   for (const Expect& x : {Expect{"sleeper", {"sleep"}, 0.8}, Expect{"pipe_reader", {"io"}, 0.8},
-                          Expect{"lock_sleep", {"lock", "sleep"}, 0.8}, Expect{"spin", {"gil"}, 0.5}}) {
-    const double exact = pooled_share(e, x.case_name, false, x.states);
-    const double sampled = pooled_share(p, x.case_name, false, x.states);
+                          Expect{"lock_sleep", {"lock", "sleep"}, 0.8}, Expect{"spin", {"gil", "runqueue"}, 0.6, true}}) {
+    const double exact = pooled_share(e, x.case_name, false, x.states, x.of_lived);
+    const double sampled = pooled_share(p, x.case_name, false, x.states, x.of_lived);
     INFO(x.case_name << ": exact " << exact << ", sampled " << sampled);
     CHECK(exact >= x.at_least);
     CHECK(sampled >= x.at_least);
-    CHECK(std::abs(exact - sampled) <= 0.2);
+    CHECK(std::abs(exact - sampled) <= 0.15);
   }
 }
 
