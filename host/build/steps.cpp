@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <system_error>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {

@@ -77,68 +77,14 @@ class Loader {
     ex.file_params = ex.params;
 
     std::map<std::string, Profile> profiles;
-    if (auto ps = table_at(root, "profile")) {
-      for (auto&& [name, node] : *ps) {
-        if (auto t = node.as_table()) {
-          profiles[std::string(name.str())] = read_profile(std::string(name.str()), *t);
-          ex.profile_names.emplace_back(name.str());
-        } else {
-          error(node.source(), "profile." + std::string(name.str()) + " must be a table");
-        }
-      }
-    }
-    const Profile* applied = nullptr;
-    if (!profile_.empty()) {
-      auto it = profiles.find(profile_);
-      if (it == profiles.end()) {
-        error(root.source(), "no profile '" + profile_ + "' in this file" +
-                                 (ex.profile_names.empty() ? "" : " (it has: " + join(ex.profile_names, ", ") + ")"));
-      } else {
-        applied = &it->second;
-        ex.profile = profile_;
-        if (applied->repeat) ex.repeat = *applied->repeat;
-        if (applied->warmup) ex.warmup = *applied->warmup;
-        if (applied->timeout_s) ex.timeout_s = *applied->timeout_s;
-        ex.params.merge_patch(applied->params);
-      }
-    }
-
-    std::set<std::string> base_names;
-    if (auto cases = root.get("case")) {
-      const toml::array* arr = cases->as_array();
-      if (!arr || !arr->is_array_of_tables()) {
-        error(cases->source(), "'case' must be an array of tables: write each as [[case]]");
-      } else {
-        for (auto&& node : *arr) {
-          const toml::table& t = *node.as_table();
-          auto before = ex.cases.size();
-          read_case(t, ex);
-          if (ex.cases.size() > before) {
-            const std::string& base = ex.cases.back().base_name;
-            if (!base_names.insert(base).second) error(t.source(), "duplicate case name '" + base + "'");
-          }
-        }
-      }
-    }
+    const Profile* applied = read_profiles(root, ex, profiles);
+    const std::set<std::string> base_names = read_cases(root, ex);
     if (ex.cases.empty() && errors_.empty()) error(root.source(), "no [[case]]: an experiment needs at least one");
     read_views(root, ex);  // before a profile drops cases: a view of a dropped case is not a typo
     if (const toml::node* d = root["experiment"]["description"].node())
       ex.description = filled(ex.description, params_used(ex), d->source(), "description");
 
-    if (applied) {
-      // (Unknown names in its case list are reported below, with every profile's.)
-      if (!applied->cases.empty()) {
-        std::vector<Case> kept;
-        for (auto& c : ex.cases)
-          for (const auto& name : applied->cases)
-            if (c.base_name == name) kept.push_back(c);
-        ex.cases = std::move(kept);
-      }
-    }
-    for (const auto& [name, sources] : profile_case_src_)
-      for (const auto& [c, src] : sources)
-        if (!base_names.count(c)) error(src, "profile '" + name + "' names unknown case '" + c + "'");
-
+    keep_profile_cases(applied, base_names, ex);
     check_plan_size(ex);
     if (!ex.baseline.empty()) {
       bool found = false;
@@ -474,6 +420,71 @@ class Loader {
     return false;
   }
 
+  // [profile.NAME] tables into `profiles`; the one asked for applied to ex (nullptr: none asked, or none such).
+  const Profile* read_profiles(const toml::table& root, Experiment& ex, std::map<std::string, Profile>& profiles) {
+    if (auto ps = table_at(root, "profile")) {
+      for (auto&& [name, node] : *ps) {
+        if (auto t = node.as_table()) {
+          profiles[std::string(name.str())] = read_profile(std::string(name.str()), *t);
+          ex.profile_names.emplace_back(name.str());
+        } else {
+          error(node.source(), "profile." + std::string(name.str()) + " must be a table");
+        }
+      }
+    }
+    if (profile_.empty()) return nullptr;
+    auto it = profiles.find(profile_);
+    if (it == profiles.end()) {
+      error(root.source(), "no profile '" + profile_ + "' in this file" +
+                               (ex.profile_names.empty() ? "" : " (it has: " + join(ex.profile_names, ", ") + ")"));
+      return nullptr;
+    }
+    const Profile* applied = &it->second;
+    ex.profile = profile_;
+    if (applied->repeat) ex.repeat = *applied->repeat;
+    if (applied->warmup) ex.warmup = *applied->warmup;
+    if (applied->timeout_s) ex.timeout_s = *applied->timeout_s;
+    ex.params.merge_patch(applied->params);
+    return applied;
+  }
+
+  // Every [[case]] into ex.cases; their base names, each once.
+  std::set<std::string> read_cases(const toml::table& root, Experiment& ex) {
+    std::set<std::string> base_names;
+    const toml::node* cases = root.get("case");
+    if (!cases) return base_names;
+    const toml::array* arr = cases->as_array();
+    if (!arr || !arr->is_array_of_tables()) {
+      error(cases->source(), "'case' must be an array of tables: write each as [[case]]");
+      return base_names;
+    }
+    for (auto&& node : *arr) {
+      const toml::table& t = *node.as_table();
+      auto before = ex.cases.size();
+      read_case(t, ex);
+      if (ex.cases.size() > before) {
+        const std::string& base = ex.cases.back().base_name;
+        if (!base_names.insert(base).second) error(t.source(), "duplicate case name '" + base + "'");
+      }
+    }
+    return base_names;
+  }
+
+  // The applied profile's case list (after the views: a view of a dropped case is not a typo), and the
+  // unknown names in every profile's.
+  void keep_profile_cases(const Profile* applied, const std::set<std::string>& base_names, Experiment& ex) {
+    if (applied && !applied->cases.empty()) {
+      std::vector<Case> kept;
+      for (auto& c : ex.cases)
+        for (const auto& name : applied->cases)
+          if (c.base_name == name) kept.push_back(c);
+      ex.cases = std::move(kept);
+    }
+    for (const auto& [name, sources] : profile_case_src_)
+      for (const auto& [c, src] : sources)
+        if (!base_names.count(c)) error(src, "profile '" + name + "' names unknown case '" + c + "'");
+  }
+
   void read_case(const toml::table& t, Experiment& ex) {
     check_keys(t, {"name", "call", "setup", "main", "argv", "script", "module", "params", "sweep", "subinterpreters", "gil", "show",
                    "requires", "expect", "extract"}, "[[case]]");
@@ -485,17 +496,33 @@ class Loader {
       return;
     }
     c.base_name = *name;
+    read_case_code(t, ex, c);
+    read_case_settings(t, ex, c);
+    std::vector<std::string> argv_templates = get_strings(t, "argv");
+    if (!argv_templates.empty() && c.mode != CaseMode::main) error(t.get("argv")->source(), "argv is for main = true cases");
+    const std::vector<nlohmann::json> combos = sweep_combos(t, ex);
+    if (ex.cases.size() + combos.size() > static_cast<std::size_t>(limits::kMaxCases)) {
+      error(t.source(), "case '" + *name + "' is past the " + std::to_string(limits::kMaxCases) +
+                            " cases an experiment may have (docs/config.md, Limits)");
+      return;
+    }
+    expand_case(t, c, combos, argv_templates, ex);
+  }
+
+  // What a case runs: a function (call, with its setup) or the script as __main__, and from which script.
+  void read_case_code(const toml::table& t, const Experiment& ex, Case& c) {
+    const std::string& name = c.base_name;
     auto call = get_string(t, "call");
     bool main = get_bool(t, "main").value_or(false);
-    if (call && main) error(t.source(), "case '" + *name + "': give either call = \"function\" or main = true, not both");
-    if (!call && !main) error(t.source(), "case '" + *name + "': say what to run: call = \"function\" or main = true");
+    if (call && main) error(t.source(), "case '" + name + "': give either call = \"function\" or main = true, not both");
+    if (!call && !main) error(t.source(), "case '" + name + "': say what to run: call = \"function\" or main = true");
     c.mode = main ? CaseMode::main : CaseMode::call;
     if (call) {
       c.function = *call;
       c.function_where = pos(t.get("call")->source());
     }
     if (auto setup = get_string(t, "setup")) {
-      if (main) error(t.get("setup")->source(), "case '" + *name + "': setup = \"...\" is for call cases (a main script sets up itself)");
+      if (main) error(t.get("setup")->source(), "case '" + name + "': setup = \"...\" is for call cases (a main script sets up itself)");
       c.setup = *setup;
       c.setup_where = pos(t.get("setup")->source());
     }
@@ -505,7 +532,11 @@ class Loader {
       c.module = ex.module;
     }
     if (c.script.empty() && c.module.empty() && !t.get("script") && !t.get("module"))
-      error(t.source(), "case '" + *name + "': no script (set [experiment] script or module, or the case's)");
+      error(t.source(), "case '" + name + "': no script (set [experiment] script or module, or the case's)");
+  }
+
+  // Its params over the experiment's, how it runs (subinterpreters, gil), and what it expects and extracts.
+  void read_case_settings(const toml::table& t, const Experiment& ex, Case& c) {
     c.params = ex.params;
     if (auto p = table_at(t, "params")) c.params.merge_patch(to_json(*p));
     if (auto v = get_int(t, "subinterpreters", 1, limits::kMaxSubinterpreters)) c.subinterpreters = static_cast<int>(*v);
@@ -524,10 +555,11 @@ class Loader {
     c.extract = experiment_extract_;
     if (auto e = table_at(t, "extract")) overlay_extracts(c.extract, read_extract(*e, "case.extract"));
     overlay_extracts(c.extract, extract_options_);
-    std::vector<std::string> argv_templates = get_strings(t, "argv");
-    if (!argv_templates.empty() && !main) error(t.get("argv")->source(), "argv is for main = true cases");
+  }
 
-    // Sweeps: the cartesian product of every key's values, counted before it is made.
+  // Sweeps: the cartesian product of every key's values, counted before it is made; one empty combination
+  // without a sweep.
+  std::vector<nlohmann::json> sweep_combos(const toml::table& t, const Experiment& ex) {
     std::vector<nlohmann::json> combos{nlohmann::json::object()};
     if (auto sweep = table_at(t, "sweep"); sweep && sweep_fits(*sweep, ex.cases.size())) {
       for (auto&& [k, v] : *sweep) {
@@ -546,11 +578,12 @@ class Loader {
         combos = std::move(next);
       }
     }
-    if (ex.cases.size() + combos.size() > static_cast<std::size_t>(limits::kMaxCases)) {
-      error(t.source(), "case '" + *name + "' is past the " + std::to_string(limits::kMaxCases) +
-                            " cases an experiment may have (docs/config.md, Limits)");
-      return;
-    }
+    return combos;
+  }
+
+  // One case per sweep combination, its params and name made from the combination, into ex.cases.
+  void expand_case(const toml::table& t, const Case& c, const std::vector<nlohmann::json>& combos,
+                   const std::vector<std::string>& argv_templates, Experiment& ex) {
     const bool has_sweep = t.get("sweep") != nullptr;
     std::set<std::string> names;
     for (const auto& combo : combos) {
@@ -583,7 +616,7 @@ class Loader {
       }
       for (const auto& a : argv_templates) expanded.argv.push_back(substitute(a, expanded.params, t.get("argv")->source()));
       if (expanded.subinterpreters > 0 && expanded.mode == CaseMode::main)
-        error(t.source(), "case '" + *name + "': subinterpreters run a function: use call = \"...\", not main");
+        error(t.source(), "case '" + c.base_name + "': subinterpreters run a function: use call = \"...\", not main");
       ex.cases.push_back(std::move(expanded));
     }
   }

@@ -12,7 +12,7 @@
 #include <system_error>
 
 #include "load/http_response.hpp"
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "util/fd.hpp"
 
 namespace gilhost::load {

@@ -16,7 +16,7 @@
 #include <set>
 #include <sstream>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "util/fd.hpp"
 
 namespace gilhost {

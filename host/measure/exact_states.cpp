@@ -43,6 +43,37 @@ void ExactCompactor::add(const ExactEvent& e) {
 
 namespace {
 
+// At most ThreadRecord::kMaxSegments: the thread's life cut into that many equal buckets, each the state
+// that covered most of it.
+void coarsen_timeline(ThreadRecord& t) {
+  if (t.timeline.size() <= ThreadRecord::kMaxSegments) return;
+  const std::int64_t span = std::max<std::int64_t>(1, t.end_ns - t.timeline.front().start_ns);
+  const std::int64_t origin = t.timeline.front().start_ns;
+  const std::size_t buckets = ThreadRecord::kMaxSegments;
+  std::vector<ThreadTimes> in_bucket(buckets);
+  for (std::size_t i = 0; i < t.timeline.size(); ++i) {
+    const std::int64_t from = t.timeline[i].start_ns;
+    const std::int64_t to = i + 1 < t.timeline.size() ? t.timeline[i + 1].start_ns : t.end_ns;
+    for (std::int64_t at = from; at < to;) {
+      const std::size_t b = std::min<std::size_t>(buckets - 1, static_cast<std::size_t>((at - origin) * static_cast<std::int64_t>(buckets) / span));
+      const std::int64_t bucket_end = origin + (static_cast<std::int64_t>(b) + 1) * span / static_cast<std::int64_t>(buckets);
+      const std::int64_t until = std::min(to, std::max(bucket_end, at + 1));
+      in_bucket[b][t.timeline[i].state] += until - at;
+      at = until;
+    }
+  }
+  std::vector<ThreadSegment> out;
+  for (std::size_t b = 0; b < buckets; ++b) {
+    ThreadState best = ThreadState::other;
+    for (ThreadState s : kThreadStates)
+      if (in_bucket[b][s] > in_bucket[b][best]) best = s;
+    if (in_bucket[b].lived_ns() == 0) continue;
+    if (out.empty() || out.back().state != best)
+      out.push_back({origin + static_cast<std::int64_t>(b) * span / static_cast<std::int64_t>(buckets), best});
+  }
+  t.timeline = std::move(out);
+}
+
 // One thread's events → its times and its timeline.
 class ExactAccount {
  public:

@@ -11,7 +11,7 @@
 #include <set>
 #include <string.h>  // memrchr
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 
 namespace gilhost {
 

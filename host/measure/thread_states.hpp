@@ -119,10 +119,6 @@ class ThreadStateSampler {
   std::vector<Track*> due_;
 };
 
-// At most ThreadRecord::kMaxSegments segments: the thread's life cut into that many equal buckets, each
-// the state that covered most of it (both modes' timelines).
-void coarsen_timeline(ThreadRecord& t);
-
 // What the runner said of the GILs of its process (protocol's GilEvent, one per interpreter).
 struct GilReport {
   bool has_gil = false;
@@ -132,6 +128,7 @@ struct GilReport {
 // The record's thread states: `gils` apply to the root process and to its forks (the same addresses);
 // other processes' GILs are not located unless they have one thread (a lone thread never waits for its
 // own GIL). `unlocated_why` says why the root's GIL is not known when `gils` is empty.
+// In measure/thread_classify.cpp: the totals and the timeline come from the same intervals.
 // `not_the_case`: the runner's own helper threads (none of the case's), left out.
 ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,
                               const std::string& unlocated_why, const std::vector<pid_t>& not_the_case = {});

@@ -135,14 +135,14 @@ std::vector<std::string> leftover_notes(const Summary& s) {
   return out;
 }
 
-Summary summarize(const std::vector<RunRecord>& all_runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
-                  const std::map<std::string, std::string>& show) {
-  Summary s;
-  s.baseline = baseline;
-  s.skips = skips;
+namespace {
+
+// The runs as cells of case x build, cases and builds in the order they first ran (warm-ups kept out of
+// the cells); each case's name in the table -> as the file names it.
+std::map<std::string, std::string> group_cells(const std::vector<RunRecord>& all_runs, Summary& s) {
   // Runs of one case with different params are cells of their own, never pooled.
   const std::vector<RunRecord> runs = distinguish_params(all_runs);
-  std::map<std::string, std::string> written_as;  // a case's name in the table -> as the file names it
+  std::map<std::string, std::string> written_as;
   for (std::size_t n = 0; n < runs.size(); ++n) written_as[runs[n].case_name] = all_runs[n].case_name;
   std::set<std::string> seen_cases, seen_interps;
   for (const auto& r : runs) {
@@ -158,76 +158,92 @@ Summary summarize(const std::vector<RunRecord>& all_runs, const std::vector<Skip
     cell.mode = r.mode;
     if (!r.warmup) cell.runs.push_back(r);
   }
+  return written_as;
+}
 
-  for (auto& [key, cell] : s.cells) {
-    std::vector<double> wall, cpw, init, vol, invol;
-    std::vector<nlohmann::json> values;
-    std::map<std::string, int> status_count;
-    std::string error_type;
-    bool any_error = false;
-    auto show_it = show.find(written_as[cell.case_name]);
-    const std::string show_key = show_it == show.end() ? "" : show_it->second;
-    for (const auto& r : cell.runs) {
-      ++status_count[status_name(r.status)];
-      // A case that never started (a subinterpreter that could not be created) has no wall time to show.
-      if (r.is_ok() || (r.status == RunStatus::error && r.wall_ns > 0)) {
-        wall.push_back(static_cast<double>(r.wall_ns) / 1e9);
-        cpw.push_back(r.cpu_per_wall);
-      }
-      init.push_back(static_cast<double>(r.init_ns) / 1e9);
-      const CaseCpu cpu = r.cpu.value_or(CaseCpu{});
-      vol.push_back(static_cast<double>(cpu.voluntary_switches));
-      invol.push_back(static_cast<double>(cpu.involuntary_switches));
-      if (r.rss) {
-        cell.peak_tree_rss_bytes = std::max(cell.peak_tree_rss_bytes, static_cast<double>(r.rss->peak_tree_rss_bytes));
-        cell.peak_threads = std::max(cell.peak_threads, r.rss->peak_threads);
-        cell.peak_processes = std::max(cell.peak_processes, r.rss->peak_processes);
-      }
-      cell.max_rss_bytes = std::max(cell.max_rss_bytes, static_cast<double>(r.max_rss_kb) * 1024.0);
-      cell.leftover_processes += r.leftover_processes;
-      cell.runs_with_leftovers += r.leftover_processes > 0;
-      if (r.gil_enabled) cell.gil_enabled = cell.gil_enabled.has_value() ? (*cell.gil_enabled && *r.gil_enabled) : *r.gil_enabled;
-      cell.gil_forced |= r.gil_forced;
-      for (const auto& name : r.gil_reenabled_by) add_unique(cell.gil_reenabled_by, name);
-      if (r.has_result) values.push_back(shown_value(r, show_key));
-      if (r.error) {
-        any_error = true;
-        error_type = r.error->type;
-      } else if (!r.is_ok()) {
-        any_error = true;
-        error_type = status_name(r.status);
-      }
-      if (!r.expect_ok) {
-        ++cell.runs_failed_expectations;
-        for (const auto& chk : r.expect)
-          if (!chk.ok) add_unique(cell.failures, chk.expect + ": " + chk.detail);
-      }
+// A cell's statistics, peaks, GIL state, results and failures, from its measured runs.
+void fill_cell(Cell& cell, const std::string& show_key) {
+  std::vector<double> wall, cpw, init, vol, invol;
+  std::vector<nlohmann::json> values;
+  std::map<std::string, int> status_count;
+  std::string error_type;
+  bool any_error = false;
+  for (const auto& r : cell.runs) {
+    ++status_count[status_name(r.status)];
+    // A case that never started (a subinterpreter that could not be created) has no wall time to show.
+    if (r.is_ok() || (r.status == RunStatus::error && r.wall_ns > 0)) {
+      wall.push_back(static_cast<double>(r.wall_ns) / 1e9);
+      cpw.push_back(r.cpu_per_wall);
     }
-    cell.wall_s = compute_stats(wall);
-    cell.cpu_per_wall = compute_stats(cpw);
-    cell.init_s = compute_stats(init);
-    cell.voluntary_switches = compute_stats(vol);
-    cell.involuntary_switches = compute_stats(invol);
-    cell.threads = thread_shares(cell.runs);
-    cell.result_text = describe_results(values, any_error, error_type);
-    std::vector<std::string> parts;
-    for (const auto& [st, n] : status_count) parts.push_back(status_count.size() == 1 ? st : st + " x" + std::to_string(n));
-    cell.statuses = join(parts, ", ");
+    init.push_back(static_cast<double>(r.init_ns) / 1e9);
+    const CaseCpu cpu = r.cpu.value_or(CaseCpu{});
+    vol.push_back(static_cast<double>(cpu.voluntary_switches));
+    invol.push_back(static_cast<double>(cpu.involuntary_switches));
+    if (r.rss) {
+      cell.peak_tree_rss_bytes = std::max(cell.peak_tree_rss_bytes, static_cast<double>(r.rss->peak_tree_rss_bytes));
+      cell.peak_threads = std::max(cell.peak_threads, r.rss->peak_threads);
+      cell.peak_processes = std::max(cell.peak_processes, r.rss->peak_processes);
+    }
+    cell.max_rss_bytes = std::max(cell.max_rss_bytes, static_cast<double>(r.max_rss_kb) * 1024.0);
+    cell.leftover_processes += r.leftover_processes;
+    cell.runs_with_leftovers += r.leftover_processes > 0;
+    if (r.gil_enabled) cell.gil_enabled = cell.gil_enabled.has_value() ? (*cell.gil_enabled && *r.gil_enabled) : *r.gil_enabled;
+    cell.gil_forced |= r.gil_forced;
+    for (const auto& name : r.gil_reenabled_by) add_unique(cell.gil_reenabled_by, name);
+    if (r.has_result) values.push_back(shown_value(r, show_key));
+    if (r.error) {
+      any_error = true;
+      error_type = r.error->type;
+    } else if (!r.is_ok()) {
+      any_error = true;
+      error_type = status_name(r.status);
+    }
+    if (!r.expect_ok) {
+      ++cell.runs_failed_expectations;
+      for (const auto& chk : r.expect)
+        if (!chk.ok) add_unique(cell.failures, chk.expect + ": " + chk.detail);
+    }
+  }
+  cell.wall_s = compute_stats(wall);
+  cell.cpu_per_wall = compute_stats(cpw);
+  cell.init_s = compute_stats(init);
+  cell.voluntary_switches = compute_stats(vol);
+  cell.involuntary_switches = compute_stats(invol);
+  cell.threads = thread_shares(cell.runs);
+  cell.result_text = describe_results(values, any_error, error_type);
+  std::vector<std::string> parts;
+  for (const auto& [st, n] : status_count) parts.push_back(status_count.size() == 1 ? st : st + " x" + std::to_string(n));
+  cell.statuses = join(parts, ", ");
+}
+
+// Each cell's wall time over the baseline case's on the same build, paired by repeat.
+void add_baseline_ratios(Summary& s, const std::string& baseline) {
+  // The baseline may be named by its base name when it was swept: take the first expansion.
+  std::string base_case;
+  for (const auto& c : s.cases)
+    if (c == baseline || (base_case.empty() && (starts_with(c, baseline + '[') || starts_with(c, baseline + " (")))) base_case = c;
+  for (auto& [key, cell] : s.cells) {
+    const Cell* b = s.cell(base_case, cell.interpreter);
+    if (!b || base_case.empty()) continue;
+    const auto ratios = paired_wall_ratios(cell.runs, b->runs);
+    if (!ratios.empty()) cell.ratio = compute_stats(ratios);
+  }
+}
+
+}  // namespace
+
+Summary summarize(const std::vector<RunRecord>& all_runs, const std::vector<SkipRecord>& skips, const std::string& baseline,
+                  const std::map<std::string, std::string>& show) {
+  Summary s;
+  s.baseline = baseline;
+  s.skips = skips;
+  std::map<std::string, std::string> written_as = group_cells(all_runs, s);
+  for (auto& [key, cell] : s.cells) {
+    auto show_it = show.find(written_as[cell.case_name]);
+    fill_cell(cell, show_it == show.end() ? "" : show_it->second);
     if (!cell.expectations_ok()) ++s.expectation_failures;
   }
-
-  if (!baseline.empty()) {
-    // The baseline may be named by its base name when it was swept: take the first expansion.
-    std::string base_case;
-    for (const auto& c : s.cases)
-      if (c == baseline || (base_case.empty() && (starts_with(c, baseline + '[') || starts_with(c, baseline + " (")))) base_case = c;
-    for (auto& [key, cell] : s.cells) {
-      const Cell* b = s.cell(base_case, cell.interpreter);
-      if (!b || base_case.empty()) continue;
-      const auto ratios = paired_wall_ratios(cell.runs, b->runs);
-      if (!ratios.empty()) cell.ratio = compute_stats(ratios);
-    }
-  }
+  if (!baseline.empty()) add_baseline_ratios(s, baseline);
   return s;
 }
 

@@ -321,6 +321,7 @@ json thread_states_json(const ThreadStates& s) {
   out["gil_wait_share"] = s.gil_wait_share();
   out["python_totals"] = times_json(s.python_totals);
   out["coverage"] = s.coverage ? json(*s.coverage) : json();
+  out["gil_windows"] = s.gil_windows;
   json list = json::array();
   for (const auto& t : s.threads) list.push_back(thread_json(t));
   out["threads"] = list;
@@ -331,6 +332,10 @@ ThreadStates thread_states_from(const FieldReader& f) {
   ThreadStates s = read_fields<ThreadStates>(f, [](ThreadStates& x, auto&& visit) { thread_states_fields(x, visit); });
   s.python_totals = times_from(f.nested("python_totals"));
   if (f.find("coverage")) s.coverage = f.number("coverage");
+  if (const json* windows = f.array("gil_windows"))
+    for (const auto& w : *windows)
+      if (w.is_array() && w.size() == 2 && w[0].is_number_unsigned() && w[1].is_number_unsigned())
+        s.gil_windows.push_back({w[0].get<std::uint64_t>(), w[1].get<std::uint64_t>()});
   if (const json* list = f.array("threads"))
     for (const auto& t : *list) s.threads.push_back(thread_from(FieldReader(t, "a thread of a run record's \"thread_states\"")));
   return s;

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "results/record_json.hpp"
 #include "util/json_depth.hpp"
 #include "util/strings.hpp"

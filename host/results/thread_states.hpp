@@ -69,6 +69,8 @@ struct ThreadStates {
   // How GIL waits were told apart in this run: "located" (the runner said where each GIL lives), "none"
   // (no GIL: a free-threaded build with its GIL off), or why not ("exec mode: the GIL was not located").
   std::string gil;
+  // Where the runner located its GILs: each [lo, hi) of futex words (empty when not located or none).
+  std::vector<std::array<std::uint64_t, 2>> gil_windows;
   std::vector<ThreadRecord> threads;
   // Threads past the number kept one by one (a run with thousands): only in `python_totals`/`all_totals`.
   int threads_not_kept = 0;

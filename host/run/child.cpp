@@ -12,8 +12,10 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <memory>
+#include <optional>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "measure/exact_recorder.hpp"
 #include "measure/sampler.hpp"
 #include "util/fd.hpp"
@@ -183,179 +185,252 @@ void sleep_ms(long ms) {
   ::nanosleep(&ts, nullptr);
 }
 
-}  // namespace
-
-ChildResult run_child(const ChildRequest& req) {
-  ChildResult res;
-  Pipe out = make_pipe(), err = make_pipe(), events = make_pipe();
-  // Its write end is held until the run is over (by the ChildGroup) and never written: it closes early
-  // only if we die, and then the kernel SIGKILLs the child's process group (exec_child).
-  Pipe watch;
-  if (req.watch_fd >= 0) watch = make_pipe();
-  res.event_fd = req.event_fd;
-  std::vector<char*> argv, envp;
-  for (const auto& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const auto& e : req.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  if (::access(argv[0], X_OK) != 0) {
-    res.spawn_error = std::string("cannot execute ") + argv[0] + ": " + std::strerror(errno);
-    return res;
+// The steps of run_child, sharing what the run holds: spawn the child, watch it until it is reaped, clear
+// up its tree, and collect the result. The members are destroyed in reverse order: the group (kill and
+// reap, if nobody did) before the pipes, as in a function whose locals they were.
+class ChildRun {
+ public:
+  explicit ChildRun(const ChildRequest& req)
+      : req_(req), cap_out_(req.head_limit, req.tail_limit), cap_err_(req.head_limit, req.tail_limit) {
+    res_.event_fd = req.event_fd;
   }
 
-  const pid_t self = ::getpid();
-  int subreaper = 0;
-  ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+  // Pipes, vfork and exec: false when nothing ran (spawn_error says why).
+  bool spawn();
+  // Output and events read as they come, the tree sampled, killed at the timeout or an interrupt: until
+  // the child is reaped.
+  void watch();
+  // What is left in the pipes, and whatever of the tree outlived its root, killed.
+  void clear_up();
+  // The exit status, the output and what the sampler read.
+  ChildResult finish();
+  ChildResult take_result() { return std::move(res_); }
+
+ private:
+  enum Slot { kOut, kErr, kEvents, kPid };
+  void start_sampling();
+  void police(std::int64_t now);  // interrupt, timeout, sample, progress tick
+  std::int64_t wait_ns() const;
+  void read_ready(unsigned ready);
+  bool drain_out() { return drain(out_.read.get(), [this](const char* d, std::size_t n) { cap_out_.append(d, n); }); }
+  bool drain_err() { return drain(err_.read.get(), [this](const char* d, std::size_t n) { cap_err_.append(d, n); }); }
+  bool drain_events() { return drain(events_.read.get(), [this](const char* d, std::size_t n) { take_events(d, n); }); }
+  void take_events(const char* d, std::size_t n);
+
+  const ChildRequest& req_;
+  ChildResult res_;
+  Pipe out_, err_, events_;
+  std::optional<ChildGroup> group_;
+  pid_t self_ = 0;
+  int subreaper_ = 0;
+  std::int64_t start_ = 0, deadline_ = 0, interval_ = 0, next_sample_ = 0, next_tick_ = 0;
+  UniqueFd pidfd_;
+  BoundedCapture cap_out_, cap_err_;
+  std::string event_buf_;
+  std::optional<TreeSampler> sampler_;
+  std::unique_ptr<ExactRecorder> exact_;  // exact thread states, where asked for and allowed
+  std::optional<Waiter> waiter_;
+  bool open_out_ = true, open_err_ = true, open_events_ = true;
+  std::int64_t events_eof_ = 0;  // when the event pipe closed while the child was still running
+  int status_ = 0;
+};
+
+bool ChildRun::spawn() {
+  out_ = make_pipe();
+  err_ = make_pipe();
+  events_ = make_pipe();
+  // Its write end is held until the run is over (by the ChildGroup) and never written: it closes early
+  // only if we die, and then the kernel SIGKILLs the child's process group (exec_child).
+  Pipe watch_pipe;
+  if (req_.watch_fd >= 0) watch_pipe = make_pipe();
+  std::vector<char*> argv, envp;
+  for (const auto& a : req_.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : req_.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  if (::access(argv[0], X_OK) != 0) {
+    res_.spawn_error = std::string("cannot execute ") + argv[0] + ": " + std::strerror(errno);
+    return false;
+  }
+
+  self_ = ::getpid();
+  ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper_);
   // vfork, not fork: copying our page tables cost each run 0.7-2 ms here, more than the rest of the spawn.
   // All signals stay blocked across it, so no handler of ours runs in the child on our memory.
   sigset_t all, saved;
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &saved);
-  const std::int64_t start = monotonic_ns();
+  start_ = monotonic_ns();
   const pid_t pid = ::vfork();
   if (pid == 0)
-    exec_child(req, out.write.get(), err.write.get(), events.write.get(), watch.read.get(), argv.data(), envp.data(), self);
+    exec_child(req_, out_.write.get(), err_.write.get(), events_.write.get(), watch_pipe.read.get(), argv.data(),
+               envp.data(), self_);
   const int spawn_errno = errno;
   // Ours before any signal can arrive: from here a handler's ChildGroup::kill_active() finds the group, and
-  // however this function ends, the group is killed and reaped. It holds the watch pipe's write end for
-  // as long as the run is ours. No setpgid(pid, pid) here: vfork returns only once the child has exec'd
-  // (or exited), so its own setpgid(0, 0) has made the group already (ours would fail with EACCES).
-  ChildGroup group(pid, std::move(watch.write));
+  // however the run ends, the group is killed and reaped. It holds the watch pipe's write end for as long
+  // as the run is ours. No setpgid(pid, pid) here: vfork returns only once the child has exec'd (or
+  // exited), so its own setpgid(0, 0) has made the group already (ours would fail with EACCES).
+  group_.emplace(pid, std::move(watch_pipe.write));
   ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (pid < 0) {
-    res.spawn_error = std::string("vfork failed: ") + std::strerror(spawn_errno);
-    return res;
+    res_.spawn_error = std::string("vfork failed: ") + std::strerror(spawn_errno);
+    return false;
   }
-  res.pid = pid;
-  if (!req.event_token.empty()) res.events.expect(req.event_token, pid);  // the runner's events only
-  out.write.reset();
-  err.write.reset();
-  events.write.reset();
-  watch.read.reset();
-  for (int fd : {out.read.get(), err.read.get(), events.read.get()}) set_nonblocking(fd);
+  res_.pid = pid;
+  if (!req_.event_token.empty()) res_.events.expect(req_.event_token, pid);  // the runner's events only
+  out_.write.reset();
+  err_.write.reset();
+  events_.write.reset();
+  watch_pipe.read.reset();
+  for (int fd : {out_.read.get(), err_.read.get(), events_.read.get()}) set_nonblocking(fd);
+  return true;
+}
 
-  UniqueFd pidfd(pidfd_open(pid));
-  BoundedCapture cap_out(req.head_limit, req.tail_limit), cap_err(req.head_limit, req.tail_limit);
-  std::string event_buf;
-  auto on_out = [&](const char* d, std::size_t n) { cap_out.append(d, n); };
-  auto on_err = [&](const char* d, std::size_t n) { cap_err.append(d, n); };
-  auto on_event = [&](const char* d, std::size_t n) {
-    event_buf.append(d, n);
-    std::size_t nl;
-    while ((nl = event_buf.find('\n')) != std::string::npos) {
-      res.events.take_line(event_buf.substr(0, nl));
-      event_buf.erase(0, nl + 1);
-    }
-  };
+void ChildRun::take_events(const char* d, std::size_t n) {
+  event_buf_.append(d, n);
+  std::size_t nl;
+  while ((nl = event_buf_.find('\n')) != std::string::npos) {
+    res_.events.take_line(event_buf_.substr(0, nl));
+    event_buf_.erase(0, nl + 1);
+  }
+}
 
-  const std::int64_t interval = static_cast<std::int64_t>(std::max(1, req.sample_interval_ms)) * 1000000;
+void ChildRun::start_sampling() {
+  interval_ = static_cast<std::int64_t>(std::max(1, req_.sample_interval_ms)) * 1000000;
   // Known processes are read every tick; new ones are found by a rescan about every 50 ms: a walk of the
   // tree from our own children when we are a subreaper (the tree's orphans come to us), else a full
   // /proc scan.
   // A full /proc/PID/stat read every ~0.5 s (its CPU ticks are all it adds); the ticks between read statm
   // and the task link count, half the cost or less (measure/sampler.hpp).
-  const int rescan_every = static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval));
-  TreeSampler sampler(pid, rescan_every, subreaper ? self : 0, 10 * rescan_every);
+  const int rescan_every = static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval_));
+  sampler_.emplace(res_.pid, rescan_every, subreaper_ ? self_ : 0, 10 * rescan_every);
   // Exact states where asked and allowed (the runner has just exec'd: one thread, whose descendants all
   // inherit the events), else the sampler reads the threads.
-  std::unique_ptr<ExactRecorder> exact;
-  if (req.thread_states && req.exact_states) exact = ExactRecorder::start(pid, start, static_cast<int>(interval / 1000000), res.exact_why_not);
-  if (req.thread_states && !exact) sampler.sample_threads(static_cast<int>(interval / 1000000));
-  sampler.sample();
+  const int interval_ms = static_cast<int>(interval_ / 1000000);
+  if (req_.thread_states && req_.exact_states) exact_ = ExactRecorder::start(res_.pid, start_, interval_ms, res_.exact_why_not);
+  if (req_.thread_states && !exact_) sampler_->sample_threads(interval_ms);
+  sampler_->sample();
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
-  const double timeout_s = req.timeout_s < 1e9 ? std::max(0.0, req.timeout_s) : 1e9;
-  const std::int64_t deadline = start + static_cast<std::int64_t>(timeout_s * 1e9);
-  std::int64_t next_sample = start + interval, next_tick = start + 1000000000;
-  bool open_out = true, open_err = true, open_events = true;
-  std::int64_t events_eof = 0;  // when the event pipe closed while the child was still running
-  int status = 0;
-  bool reaped = false;
-  enum { kOut, kErr, kEvents, kPid };
-  Waiter waiter;
-  waiter.add(kOut, out.read.get());
-  waiter.add(kErr, err.read.get());
-  waiter.add(kEvents, events.read.get());
-  if (pidfd) waiter.add(kPid, pidfd.get());
+  const double timeout_s = req_.timeout_s < 1e9 ? std::max(0.0, req_.timeout_s) : 1e9;
+  deadline_ = start_ + static_cast<std::int64_t>(timeout_s * 1e9);
+  next_sample_ = start_ + interval_;
+  next_tick_ = start_ + 1000000000;
+}
 
+void ChildRun::police(std::int64_t now) {
+  if (req_.interrupt && req_.interrupt->load()) {
+    res_.interrupted = true;
+    group_->kill();
+  } else if (now >= deadline_ && !res_.timed_out) {
+    res_.timed_out = true;
+    group_->kill();
+  }
+  if (now >= next_sample_) {
+    sampler_->sample();
+    if (exact_) exact_->drain();
+    next_sample_ = std::max(next_sample_ + interval_, now + interval_ / 2);
+    if (req_.on_tick && now >= next_tick_) {
+      next_tick_ += 1000000000;
+      req_.on_tick(static_cast<double>(now - start_) / 1e9);
+    }
+  }
+}
+
+std::int64_t ChildRun::wait_ns() const {
+  std::int64_t ns = std::min(next_sample_, deadline_) - monotonic_ns();
+  if (!pidfd_) ns = std::min<std::int64_t>(ns, 5000000);  // no pidfd: poll for exit
+  if (res_.timed_out || res_.interrupted) ns = std::min<std::int64_t>(ns, 10000000);
+  return std::max<std::int64_t>(0, ns);
+}
+
+// Only what is ready: an idle tick costs the wait and the sample.
+void ChildRun::read_ready(unsigned ready) {
+  auto ready_at = [&](Slot slot) { return (ready >> slot) & 1u; };
+  if (open_out_ && ready_at(kOut) && !(open_out_ = drain_out())) waiter_->remove(kOut);
+  if (open_err_ && ready_at(kErr) && !(open_err_ = drain_err())) waiter_->remove(kErr);
+  if (open_events_ && ready_at(kEvents)) {
+    open_events_ = drain_events();
+    if (!open_events_) {
+      waiter_->remove(kEvents);
+      if (!has_exited(res_.pid)) events_eof_ = monotonic_ns();
+    }
+  }
+}
+
+void ChildRun::watch() {
+  pidfd_ = UniqueFd(pidfd_open(res_.pid));
+  start_sampling();
+  waiter_.emplace();
+  waiter_->add(kOut, out_.read.get());
+  waiter_->add(kErr, err_.read.get());
+  waiter_->add(kEvents, events_.read.get());
+  if (pidfd_) waiter_->add(kPid, pidfd_.get());
+  bool reaped = false;
   while (!reaped) {
-    const std::int64_t now = monotonic_ns();
-    if (req.interrupt && req.interrupt->load()) {
-      res.interrupted = true;
-      group.kill();
-    } else if (now >= deadline && !res.timed_out) {
-      res.timed_out = true;
-      group.kill();
-    }
-    if (now >= next_sample) {
-      sampler.sample();
-      if (exact) exact->drain();
-      next_sample = std::max(next_sample + interval, now + interval / 2);
-      if (req.on_tick && now >= next_tick) {
-        next_tick += 1000000000;
-        req.on_tick(static_cast<double>(now - start) / 1e9);
-      }
-    }
-    std::int64_t wait_ns = std::min(next_sample, deadline) - monotonic_ns();
-    if (!pidfd) wait_ns = std::min<std::int64_t>(wait_ns, 5000000);  // no pidfd: poll for exit
-    if (res.timed_out || res.interrupted) wait_ns = std::min<std::int64_t>(wait_ns, 10000000);
-    const unsigned ready = waiter.wait(std::max<std::int64_t>(0, wait_ns));
-    // Only what is ready: an idle tick costs the wait and the sample.
-    auto ready_at = [&](int slot) { return (ready >> slot) & 1u; };
-    if (open_out && ready_at(kOut) && !(open_out = drain(out.read.get(), on_out))) waiter.remove(kOut);
-    if (open_err && ready_at(kErr) && !(open_err = drain(err.read.get(), on_err))) waiter.remove(kErr);
-    if (open_events && ready_at(kEvents)) {
-      open_events = drain(events.read.get(), on_event);
-      if (!open_events) {
-        waiter.remove(kEvents);
-        if (!has_exited(pid)) events_eof = monotonic_ns();
-      }
-    }
-    if (!pidfd || ready_at(kPid) || res.timed_out || res.interrupted) reaped = group.try_reap(status, res.usage);
+    police(monotonic_ns());
+    const unsigned ready = waiter_->wait(wait_ns());
+    read_ready(ready);
+    if (!pidfd_ || ((ready >> kPid) & 1u) || res_.timed_out || res_.interrupted)
+      reaped = group_->try_reap(status_, res_.usage);
   }
   const std::int64_t reaped_at = monotonic_ns();
-  res.spawned_at_ns = start;
-  res.reaped_at_ns = reaped_at;
+  res_.spawned_at_ns = start_;
+  res_.reaped_at_ns = reaped_at;
   // The pipe closes as an exiting process drops its descriptors, a moment before it can be reaped: only
   // a child that ran on well after the pipe closed had its descriptor closed (os.closerange), not exited.
-  res.events_closed_early = events_eof > 0 && reaped_at - events_eof > 50000000;
+  res_.events_closed_early = events_eof_ > 0 && reaped_at - events_eof_ > 50000000;
+}
 
+void ChildRun::clear_up() {
   // Whatever is left in the pipes now; descendants that still hold them open are killed below.
-  drain(out.read.get(), on_out);
-  drain(err.read.get(), on_err);
-  drain(events.read.get(), on_event);
-  if (!event_buf.empty()) res.events.take_line(event_buf);  // a last line without its newline: cut
+  drain_out();
+  drain_err();
+  drain_events();
+  if (!event_buf_.empty()) res_.events.take_line(event_buf_);  // a last line without its newline: cut
   // Anything of the tree still alive (daemons, setsid'd grandchildren) is killed: no orphans survive a run.
   // Again until none is left (bounded): a member may fork while it is being killed, and killed members'
   // children are re-parented to us (subreaper), which a fresh scan finds.
-  std::vector<pid_t> leftovers = sampler.live_members();
+  std::vector<pid_t> leftovers = sampler_->live_members();
   // A process that ends on its own just after the root (multiprocessing's resource tracker sees its
   // pipe close) is no leftover: give the tree up to 200 ms, unless we killed it already.
-  for (int waited = 0; !leftovers.empty() && !res.timed_out && !res.interrupted && waited < 200; ++waited) {
+  for (int waited = 0; !leftovers.empty() && !res_.timed_out && !res_.interrupted && waited < 200; ++waited) {
     sleep_ms(1);
     reap_orphans();
-    leftovers = sampler.live_members();
+    leftovers = sampler_->live_members();
   }
-  res.leftover_processes = static_cast<int>(leftovers.size());
+  res_.leftover_processes = static_cast<int>(leftovers.size());
   for (int round = 0; !leftovers.empty() && round < 200; ++round) {
-    group.kill();
+    group_->kill();
     for (pid_t member : leftovers) ::kill(member, SIGKILL);
     reap_orphans();
     sleep_ms(round < 10 ? 1 : 10);
-    leftovers = sampler.live_members();
+    leftovers = sampler_->live_members();
   }
   reap_orphans();
+}
 
-  res.exited = WIFEXITED(status);
-  res.exit_code = res.exited ? WEXITSTATUS(status) : -1;
-  res.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  res.stdout_text = cap_out.text();
-  res.stderr_text = cap_err.text();
-  res.stdout_bytes = cap_out.total();
-  res.stderr_bytes = cap_err.total();
-  res.sampling = sampler.summary();
-  res.threads = sampler.take_thread_observations();
-  if (exact) res.exact = exact->finish();
-  return res;
+ChildResult ChildRun::finish() {
+  res_.exited = WIFEXITED(status_);
+  res_.exit_code = res_.exited ? WEXITSTATUS(status_) : -1;
+  res_.signal = WIFSIGNALED(status_) ? WTERMSIG(status_) : 0;
+  res_.stdout_text = cap_out_.text();
+  res_.stderr_text = cap_err_.text();
+  res_.stdout_bytes = cap_out_.total();
+  res_.stderr_bytes = cap_err_.total();
+  res_.sampling = sampler_->summary();
+  res_.threads = sampler_->take_thread_observations();
+  if (exact_) res_.exact = exact_->finish();
+  return std::move(res_);
+}
+
+}  // namespace
+
+ChildResult run_child(const ChildRequest& req) {
+  ChildRun run(req);
+  if (!run.spawn()) return run.take_result();
+  run.watch();
+  run.clear_up();
+  return run.finish();
 }
 
 }  // namespace gilhost

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "measure/machine.hpp"
 #include "results/record_json.hpp"
 #include "results/results_file.hpp"

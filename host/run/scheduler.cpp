@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "config/expect.hpp"
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "protocol/codec.hpp"
 #include "results/extract_metrics.hpp"
 #include "results/record_json.hpp"
@@ -164,9 +164,8 @@ std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std
   return classify_threads(child.threads, gils, unlocated, helpers);
 }
 
-}  // namespace
-
-RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child) {
+// Which run this was: the case, the build, the round.
+RunRecord identify_run(const Experiment& ex, const PlannedRun& run) {
   const Case& c = *run.c;
   const Interpreter& in = *run.interp;
   RunRecord r;
@@ -186,61 +185,77 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.repeat = run.repeat;
   r.warmup = run.warmup;
   r.time_unix_ns = realtime_ns();
+  return r;
+}
 
-  const protocol::CaseEvent* cs = find_event(child.events.case_event);
-  const protocol::FinalizedEvent* fin = find_event(child.events.finalized);
-  const protocol::RunnerErrorEvent* rerr = find_event(child.events.runner_error);
-  const protocol::Outcome outcome = cs ? cs->outcome : protocol::Outcome{};
-
-  std::optional<RunError> error = case_error(outcome.error);
+// How the run ended, its error, and the note that says why.
+struct RunVerdict {
+  RunStatus status = RunStatus::ok;
+  std::optional<RunError> error;
   std::string note;
-  if (!child.spawn_error.empty()) {
-    r.status = RunStatus::error;
-    error = RunError{"GilhostSpawnError", "", child.spawn_error};
-  } else if (child.timed_out) {
-    r.status = RunStatus::timeout;
-    note = "killed after the " + fmt_seconds(ex.timeout_s) + " s timeout" +
-           (cs ? " (after the case returned: interpreter shutdown was waiting, e.g. for a non-daemon thread)" : "");
-  } else if (child.interrupted) {
-    r.status = RunStatus::interrupted;
-  } else if (child.signal != 0) {
-    r.status = RunStatus::crashed;
-    note = "killed by " + signal_name(child.signal) + (cs ? " after the case" : "");
-  } else if (rerr) {
-    r.status = RunStatus::error;
-    error = RunError{"GilhostRunnerError", "", std::string(protocol::to_string(rerr->stage)) + ": " + rerr->message};
-  } else if (child.events.foreign > 0) {
+};
+
+// The note of a run whose event channel carried lines not the runner's, or lines it could not read;
+// "" when it carried neither.
+std::string event_channel_note(const ChildResult& child, bool case_reported) {
+  const protocol::EventLog& ev = child.events;
+  const std::string fd = std::to_string(child.event_fd);
+  if (ev.foreign > 0)
     // Something besides the runner wrote well-formed events: what was kept is the runner's, but the run
     // is not one to trust.
-    r.status = RunStatus::error;
-    note = std::to_string(child.events.foreign) + " event" + (child.events.foreign > 1 ? "s" : "") +
-           " on the event channel (fd " + std::to_string(child.event_fd) + ") came from elsewhere and were refused (the first: " +
-           child.events.first_foreign + "): a process forked in the case that returned from it, or the script wrote to "
-           "the channel" + (cs ? "" : "; the runner never reported the case");
-  } else if (child.events.unreadable > 0) {
-    r.status = RunStatus::error;
-    note = std::to_string(child.events.unreadable) + " line" + (child.events.unreadable > 1 ? "s" : "") +
-           " on the event channel (fd " + std::to_string(child.event_fd) + ") could not be read (the first: '" +
-           child.events.first_unreadable + "': " + child.events.first_unreadable_why + ")" +
-           (cs ? "" : ", and the case was never reported") + "; did the script write to it?";
-  } else if (!cs || child.exit_code != 0 || error) {
+    return std::to_string(ev.foreign) + " event" + (ev.foreign > 1 ? "s" : "") + " on the event channel (fd " + fd +
+           ") came from elsewhere and were refused (the first: " + ev.first_foreign +
+           "): a process forked in the case that returned from it, or the script wrote to the channel" +
+           (case_reported ? "" : "; the runner never reported the case");
+  if (ev.unreadable > 0)
+    return std::to_string(ev.unreadable) + " line" + (ev.unreadable > 1 ? "s" : "") + " on the event channel (fd " +
+           fd + ") could not be read (the first: '" + ev.first_unreadable + "': " + ev.first_unreadable_why + ")" +
+           (case_reported ? "" : ", and the case was never reported") + "; did the script write to it?";
+  return {};
+}
+
+RunVerdict judge_run(const Experiment& ex, const ChildResult& child) {
+  const protocol::CaseEvent* cs = find_event(child.events.case_event);
+  const protocol::RunnerErrorEvent* rerr = find_event(child.events.runner_error);
+  const protocol::Outcome outcome = cs ? cs->outcome : protocol::Outcome{};
+  RunVerdict v;
+  v.error = case_error(outcome.error);
+  if (!child.spawn_error.empty()) {
+    v.status = RunStatus::error;
+    v.error = RunError{"GilhostSpawnError", "", child.spawn_error};
+  } else if (child.timed_out) {
+    v.status = RunStatus::timeout;
+    v.note = "killed after the " + fmt_seconds(ex.timeout_s) + " s timeout" +
+             (cs ? " (after the case returned: interpreter shutdown was waiting, e.g. for a non-daemon thread)" : "");
+  } else if (child.interrupted) {
+    v.status = RunStatus::interrupted;
+  } else if (child.signal != 0) {
+    v.status = RunStatus::crashed;
+    v.note = "killed by " + signal_name(child.signal) + (cs ? " after the case" : "");
+  } else if (rerr) {
+    v.status = RunStatus::error;
+    v.error = RunError{"GilhostRunnerError", "", std::string(protocol::to_string(rerr->stage)) + ": " + rerr->message};
+  } else if (child.events.foreign > 0 || child.events.unreadable > 0) {
+    v.status = RunStatus::error;
+    v.note = event_channel_note(child, cs != nullptr);
+  } else if (!cs || child.exit_code != 0 || v.error) {
     // A run whose outcome never arrived is no measurement, whatever its exit status.
-    r.status = RunStatus::error;
-    if (!cs) note = missing_case_note(child);
-  } else {
-    r.status = RunStatus::ok;
+    v.status = RunStatus::error;
+    if (!cs) v.note = missing_case_note(child);
   }
-
-  if (cs && !cs->note.empty()) note += (note.empty() ? "" : "; ") + cs->note;
+  if (cs && !cs->note.empty()) v.note += (v.note.empty() ? "" : "; ") + cs->note;
   if (child.leftover_processes > 0)
-    note += (note.empty() ? "" : "; ") + leftover_note(child.leftover_processes);
+    v.note += (v.note.empty() ? "" : "; ") + leftover_note(child.leftover_processes);
   if (!child.exact_why_not.empty())  // exact asked for and allowed, yet not possible for this run
-    note += std::string(note.empty() ? "" : "; ") + "thread states sampled, not exact: " + child.exact_why_not;
+    v.note += std::string(v.note.empty() ? "" : "; ") + "thread states sampled, not exact: " + child.exact_why_not;
+  return v;
+}
 
+// The times: the runner's own where it reported them, the parent's otherwise; CPU and memory.
+void take_timings(RunRecord& r, const ChildResult& child) {
+  const protocol::CaseEvent* cs = find_event(child.events.case_event);
+  const protocol::FinalizedEvent* fin = find_event(child.events.finalized);
   r.wall_ns = cs ? cs->wall_ns : child.wall_ns();
-  r.exit_code = child.exit_code;
-  r.signal = child.signal;
-  r.note = note;
   r.wall_from = cs ? "runner" : "parent";
   r.parent_wall_ns = child.wall_ns();
   r.init_ns = cs ? cs->init_ns.value_or(0) : 0;
@@ -262,10 +277,14 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.tree_cpu_ns = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
   r.max_rss_kb = child.usage.ru_maxrss;
   if (child.sampling.is_object()) r.rss = tree_summary_from_json(child.sampling);
-  r.thread_states = thread_states_of(child, r.mode);
+}
+
+// What the case returned and printed, and the GIL it ran under.
+void take_outcome(RunRecord& r, const Interpreter& in, const ChildResult& child) {
+  const protocol::CaseEvent* cs = find_event(child.events.case_event);
+  const protocol::Outcome outcome = cs ? cs->outcome : protocol::Outcome{};
   r.has_result = outcome.has_result;
   r.result = outcome.result;
-  r.error = error;
   r.metrics = outcome.metrics;
   r.marks = outcome.marks;
   r.gil_enabled = outcome.gil_enabled;
@@ -280,12 +299,14 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.stdout_bytes = child.stdout_bytes;
   r.stderr_bytes = child.stderr_bytes;
   r.leftover_processes = child.leftover_processes;
-  apply_extracts(c.extract, r);  // [case.extract]: numbers the script printed, as metrics
+}
 
+// The case's expectations, checked against what the run gave.
+void check_run_expectations(RunRecord& r, const Case& c, const Interpreter& in, const ChildResult& child) {
   RunFacts facts;
   facts.status = status_name(r.status);
   facts.exit_code = child.exit_code;
-  facts.error_type = error ? error->type : "";
+  facts.error_type = r.error ? r.error->type : "";
   facts.has_result = r.has_result;
   facts.result = r.result;
   facts.stdout_text = child.stdout_text;
@@ -296,6 +317,24 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
     r.expect_ok &= check.ok;
     r.expect.push_back({check.description, check.ok, check.detail});
   }
+}
+
+}  // namespace
+
+// plan -> run -> record: one finished child as the record the results file and the report read.
+RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const ChildResult& child) {
+  RunRecord r = identify_run(ex, run);
+  RunVerdict verdict = judge_run(ex, child);
+  r.status = verdict.status;
+  r.exit_code = child.exit_code;
+  r.signal = child.signal;
+  r.note = std::move(verdict.note);
+  take_timings(r, child);
+  r.thread_states = thread_states_of(child, r.mode);
+  take_outcome(r, *run.interp, child);
+  r.error = std::move(verdict.error);
+  apply_extracts(run.c->extract, r);  // [case.extract]: numbers the script printed, as metrics
+  check_run_expectations(r, *run.c, *run.interp, child);
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "config/adhoc.hpp"
 #include "config/loader.hpp"
@@ -79,8 +80,9 @@ std::string runner_path() {
   return companion_program("gilhost-runner");
 }
 
-int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& co, ProbeCache& cache,
-            const Discovery& discovery) {
+// The experiment `file` names (or the script, or -m's module), with the command line's overrides; nullopt
+// once its errors are said.
+std::optional<Experiment> load_for_run(const std::string& file, const RunOptions& ro) {
   LoadOptions options;
   options.profile = ro.quick ? "quick" : ro.profile;
   options.case_globs = ro.case_globs;
@@ -96,17 +98,22 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
     else ex = load_experiment(file, options);
   } catch (const ConfigErrors& e) {
     std::cerr << e.what() << "\n";
-    return 2;
+    return std::nullopt;
   } catch (const std::invalid_argument& e) {
     std::cerr << "gilhost: " << e.what() << "\n";
-    return 2;
+    return std::nullopt;
   }
   if (ro.repeat > 0) ex.repeat = ro.repeat;
   if (ro.warmup >= 0) ex.warmup = ro.warmup;
   if (ro.timeout > 0) ex.timeout_s = ro.timeout;
   if (ro.max_cell_time >= 0) ex.cell_budget_s = ro.max_cell_time;
   if (ro.no_thread_states || ro.thread_states == "off") ex.thread_states = false;
+  return ex;
+}
 
+// The builds to run on (-p, else the file's interpreters); nullopt once it is said why there are none.
+std::optional<Selection> select_for_run(const Experiment& ex, const std::string& file, const RunOptions& ro,
+                                        const CommonOptions& co, ProbeCache& cache, const Discovery& discovery) {
   const std::vector<std::string>& selectors = co.pythons.empty() ? ex.interpreters : co.pythons;
   Selection sel = select_interpreters(discovery.found, selectors, [&](const std::string& path, std::string& reason) {
     auto i = cache.probe(path, "explicit", reason);
@@ -116,40 +123,28 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
   if (!co.pythons.empty() && !sel.unmatched.empty()) {  // a -p typo must not cost a whole session
     std::cerr << "gilhost: no interpreter matches a -p selector, so nothing ran:\n";
     for (const auto& s : sel.unmatched) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
-    return 2;
+    return std::nullopt;
   }
   if (sel.selected.empty()) {
     std::cerr << "gilhost: no interpreter to run " << file << " on:\n";
     for (const auto& s : sel.skipped) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
-    return 2;
+    return std::nullopt;
   }
   if (ro.force_exec)
     for (auto& i : sel.selected) i.shared = false;  // the interpreter itself is the child
-  if (const std::string why = plan_too_large(ex, sel.selected.size()); !why.empty()) {
-    std::cerr << ex.path << ": " << why << "\n";
-    return 2;
-  }
-  Plan plan = plan_runs(ex, sel.selected);
-  if (ro.dry_run) {
-    std::cout << ex.name << ": " << plan.runs.size() << " runs (" << ex.cases.size() << " cases x "
-              << sel.selected.size() << " interpreters x " << ex.warmup + ex.repeat << " rounds)\n";
-    for (const auto& r : plan.runs)
-      if (r.round == 0) std::cout << "  " << r.c->name << " @ " << r.interp->label << " [" << r.interp->mode() << "]\n";
-    return 0;
-  }
-  // A default name is this session's alone; a file named with -o is appended to, and the meta says so.
-  const std::string path = ro.output.empty() ? default_results_path(ex.name) : ro.output;
-  std::error_code ec;
-  const bool appending = !ro.output.empty() && fs::file_size(path, ec) > 0 && !ec;
-  if (appending) std::cerr << "gilhost: appending this session to " << path << ", which holds earlier ones\n";
-  ResultsWriter writer(path);
-  MetaRecord meta = make_meta(ex, sel.selected, file);
-  meta.system = read_system_state().to_json();
-  meta.cpus = ro.cpus;
-  meta.appended_to_existing = appending;
-  writer.append(meta);
+  return sel;
+}
 
-  const bool tty = ::isatty(2);
+void print_dry_run(const Experiment& ex, const Selection& sel, const Plan& plan) {
+  std::cout << ex.name << ": " << plan.runs.size() << " runs (" << ex.cases.size() << " cases x "
+            << sel.selected.size() << " interpreters x " << ex.warmup + ex.repeat << " rounds)\n";
+  for (const auto& r : plan.runs)
+    if (r.round == 0) std::cout << "  " << r.c->name << " @ " << r.interp->label << " [" << r.interp->mode() << "]\n";
+}
+
+// How the scheduler runs the plan: the runner, the caches, the budget, the progress line on a terminal.
+SchedulerOptions scheduler_options(const Experiment& ex, const RunOptions& ro, const CommonOptions& co,
+                                   const std::string& path, bool tty) {
   SchedulerOptions so;
   so.runner_path = runner_path();
   // Where scripts/http_loops.py finds its C++ load client (a value the user set wins, like GILHOST_RUNNER).
@@ -167,9 +162,12 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
       if (tty) clear_progress();
       show_run_output(p);
     };
-  SessionResult session = run_session(ex, sel, plan, so, writer);
-  if (tty) clear_progress();
+  return so;
+}
 
+// The session's report on stdout; the exit code: 130 interrupted, 1 an expectation failed, else 0.
+int report_session(const std::string& path, const MetaRecord& meta, const SessionResult& session,
+                   const std::string& file, const Selection& sel, const RunOptions& ro) {
   ReportOptions report_options;
   // On a terminal the grid and the answer; details when asked (a file gets them unless told not to).
   const bool tty_out = ::isatty(STDOUT_FILENO);
@@ -188,6 +186,42 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
     return 130;
   }
   return model.expectation_failures() > 0 ? 1 : 0;
+}
+
+// plan -> run -> record -> report, for one file.
+int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& co, ProbeCache& cache,
+            const Discovery& discovery) {
+  const std::optional<Experiment> loaded = load_for_run(file, ro);
+  if (!loaded) return 2;
+  const Experiment& ex = *loaded;
+  const std::optional<Selection> selected = select_for_run(ex, file, ro, co, cache, discovery);
+  if (!selected) return 2;
+  const Selection& sel = *selected;
+  if (const std::string why = plan_too_large(ex, sel.selected.size()); !why.empty()) {
+    std::cerr << ex.path << ": " << why << "\n";
+    return 2;
+  }
+  Plan plan = plan_runs(ex, sel.selected);
+  if (ro.dry_run) {
+    print_dry_run(ex, sel, plan);
+    return 0;
+  }
+  // A default name is this session's alone; a file named with -o is appended to, and the meta says so.
+  const std::string path = ro.output.empty() ? default_results_path(ex.name) : ro.output;
+  std::error_code ec;
+  const bool appending = !ro.output.empty() && fs::file_size(path, ec) > 0 && !ec;
+  if (appending) std::cerr << "gilhost: appending this session to " << path << ", which holds earlier ones\n";
+  ResultsWriter writer(path);
+  MetaRecord meta = make_meta(ex, sel.selected, file);
+  meta.system = read_system_state().to_json();
+  meta.cpus = ro.cpus;
+  meta.appended_to_existing = appending;
+  writer.append(meta);
+
+  const bool tty = ::isatty(2);
+  SessionResult session = run_session(ex, sel, plan, scheduler_options(ex, ro, co, path, tty), writer);
+  if (tty) clear_progress();
+  return report_session(path, meta, session, file, sel, ro);
 }
 
 }  // namespace

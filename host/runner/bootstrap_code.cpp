@@ -1,6 +1,6 @@
 #include "runner/bootstrap_code.hpp"
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "runner/bootstrap.hpp"
 #include "runner/bootstrap_cache.hpp"
 

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <thread>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "util/fd.hpp"
 
 namespace gilhost {

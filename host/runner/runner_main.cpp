@@ -17,7 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "measure/clock.hpp"
+#include "runner/cpu_delta.hpp"
+#include "util/clock.hpp"
 #include "protocol/codec.hpp"
 #include "python/capi.hpp"
 #include "python/library.hpp"

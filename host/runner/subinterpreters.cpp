@@ -7,7 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "measure/clock.hpp"
+#include "runner/cpu_delta.hpp"
+#include "util/clock.hpp"
 #include "protocol/codec.hpp"
 #include "runner/gil_locator.hpp"
 #include "runner/interpreter_session.hpp"

@@ -9,8 +9,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
 
@@ -54,45 +55,32 @@ std::vector<std::string> current_environment() {
   return out;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& o, const OutputSink& sink) {
-  ProcessResult res;
-  if (argv.empty()) return res;
-  Pipe out = make_pipe(), err = make_pipe();
-  const std::string exe = resolve_executable(argv[0]);
-  std::vector<char*> args, envp;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  if (o.env) {
-    for (const auto& e : *o.env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-  }
-  char* const* child_env = o.env ? envp.data() : environ;
-  const int err_target = o.merge_stderr ? out.write.get() : err.write.get();
-  const pid_t parent = ::getpid();
+namespace {
 
-  const pid_t pid = ::fork();
-  if (pid < 0) return res;
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // An ignored SIGPIPE would outlive the exec (gilhost ignores it while it writes to a pipe).
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigaction(SIGPIPE, &dfl, nullptr);
-    if (::getppid() != parent) ::_exit(127);
-    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(out.write.get(), 1);
-    ::dup2(err_target, 2);
-    if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) ::_exit(127);
-    ::execve(exe.c_str(), args.data(), child_env);
-    ::_exit(127);
-  }
-  out.write.reset();
-  err.write.reset();
-  set_nonblocking(out.read.get());
-  set_nonblocking(err.read.get());
+// In the forked child: a process group of its own, stdin from /dev/null, the pipes as stdout and stderr,
+// then the program (exit 127 where it cannot run).
+[[noreturn]] void exec_forked(const char* exe, char* const* args, char* const* env, int out_fd, int err_fd,
+                              const std::string& cwd, pid_t parent) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // An ignored SIGPIPE would outlive the exec (gilhost ignores it while it writes to a pipe).
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(SIGPIPE, &dfl, nullptr);
+  if (::getppid() != parent) ::_exit(127);
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull >= 0) ::dup2(devnull, 0);
+  ::dup2(out_fd, 1);
+  ::dup2(err_fd, 2);
+  if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(127);
+  ::execve(exe, args, env);
+  ::_exit(127);
+}
 
+// Reads the pipes until the child `pid` is reaped, killing its group at the timeout or an interrupt; its
+// wait status, or nullopt when waitpid failed.
+std::optional<int> watch_process(pid_t pid, Pipe& out, Pipe& err, const ProcessOptions& o, const OutputSink& sink,
+                                 ProcessResult& res) {
   // Polls readable at the child's exit, so we need not wait for EOF (or spin) to notice it.
   const UniqueFd pidfd(pidfd_open(pid));
   const std::int64_t deadline = o.timeout_s > 0 ? monotonic_ns() + static_cast<std::int64_t>(o.timeout_s * 1e9) : 0;
@@ -129,9 +117,40 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   // The child is gone; what it wrote is in the pipes.
   if (open_out) read_some(out.read.get(), 1, sink);
   if (open_err) read_some(err.read.get(), 2, sink);
-  if (!res.timed_out && !res.interrupted && !lost) {
-    if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) res.signal = WTERMSIG(status);
+  if (lost) return std::nullopt;
+  return status;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& o, const OutputSink& sink) {
+  ProcessResult res;
+  if (argv.empty()) return res;
+  Pipe out = make_pipe(), err = make_pipe();
+  const std::string exe = resolve_executable(argv[0]);
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  if (o.env) {
+    for (const auto& e : *o.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
+  char* const* child_env = o.env ? envp.data() : environ;
+  const int err_target = o.merge_stderr ? out.write.get() : err.write.get();
+  const pid_t parent = ::getpid();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) return res;
+  if (pid == 0) exec_forked(exe.c_str(), args.data(), child_env, out.write.get(), err_target, o.cwd, parent);
+  out.write.reset();
+  err.write.reset();
+  set_nonblocking(out.read.get());
+  set_nonblocking(err.read.get());
+
+  const std::optional<int> status = watch_process(pid, out, err, o, sink, res);
+  if (!res.timed_out && !res.interrupted && status) {
+    if (WIFEXITED(*status)) res.exit_code = WEXITSTATUS(*status);
+    if (WIFSIGNALED(*status)) res.signal = WTERMSIG(*status);
   }
   return res;
 }

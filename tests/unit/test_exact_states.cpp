@@ -12,7 +12,7 @@
 #include <iterator>
 #include <vector>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "measure/exact_recorder.hpp"
 #include "measure/exact_states.hpp"
 

@@ -8,9 +8,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <thread>
 
-#include "measure/clock.hpp"
+#include "util/clock.hpp"
 #include "measure/thread_states.hpp"
 #include "protocol/codec.hpp"
 #include "results/record_json.hpp"
@@ -308,4 +310,80 @@ TEST_CASE("thread states: every tick at first, then every kStride-th", "[thread_
   for (long tick = from; tick < from + span; ++tick) read += ThreadStateSampler::reads_threads_at(tick) ? 1 : 0;
   CHECK(read == span / ThreadStateSampler::kStride);
   CHECK_FALSE(ThreadStateSampler::reads_threads_at(ThreadStateSampler::kFullRateTicks * ThreadStateSampler::kStride + 1));
+}
+
+namespace {
+
+gilhost::ThreadReading reading_us(std::int64_t t_us, std::int64_t cpu_us, std::int64_t delay_us, SyscallReading s) {
+  gilhost::ThreadReading r;
+  r.t_ns = t_us * 1000;
+  r.cpu_ns = cpu_us * 1000;
+  r.delay_ns = delay_us * 1000;
+  r.syscall = s;
+  return r;
+}
+
+// The thread's time per state as its timeline draws it: each segment until the next one's start or its end.
+gilhost::ThreadTimes timeline_times(const gilhost::ThreadRecord& t) {
+  gilhost::ThreadTimes out;
+  for (std::size_t i = 0; i < t.timeline.size(); ++i) {
+    const std::int64_t end = i + 1 < t.timeline.size() ? t.timeline[i + 1].start_ns : t.end_ns;
+    out[t.timeline[i].state] += end - t.timeline[i].start_ns;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("classify_threads: a queued thread's lagging counters are corrected in the timeline too", "[thread_states]") {
+  // Issue 27's sha256 threads on 3.14t: 4 runnable threads on 2 cores, never blocked. A thread queued at
+  // a reading has its current wait for a core not yet in run_delay, so the interval looks 6 ms off the
+  // CPU; the next reading's counters hold those 6 ms as run-queue time.
+  gilhost::ThreadObservations obs = one_process(600);
+  gilhost::ThreadTrack t{600, 601, "sha", {}};
+  t.readings = {reading_us(0, 0, 0, running()),          reading_us(10000, 4000, 0, running()),
+                reading_us(20000, 8000, 12000, running()), reading_us(30000, 13000, 17000, running())};
+  obs.threads = {t, gilhost::ThreadTrack{600, 602, "main", {{reading_us(0, 0, 0, running())}}}};
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{false, 0, 0}}, "");
+  const gilhost::ThreadRecord& rec = s.threads[0];
+  CHECK(rec.times[ThreadState::other] == 0);
+  CHECK(rec.times[ThreadState::cpu] == 13000000);
+  CHECK(rec.times[ThreadState::runqueue] == 17000000);
+  // The first interval is drawn as what the second reading showed it was, not as a wait.
+  for (const auto& seg : rec.timeline) CHECK(seg.state != ThreadState::other);
+  const gilhost::ThreadTimes drawn = timeline_times(rec);
+  for (ThreadState st : gilhost::kThreadStates) CHECK(drawn[st] == rec.times[st]);
+}
+
+TEST_CASE("classify_threads: the timeline holds each interval's states in proportion", "[thread_states]") {
+  // A GIL waiter: 2.5 ms on a CPU in each 10 ms, the rest waiting for the GIL. Drawn by the state that
+  // covered most of each interval, its timeline would say 100 % GIL where the totals say 75 %.
+  gilhost::ThreadObservations obs = one_process(700);
+  const SyscallReading gil_wait = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
+  gilhost::ThreadTrack t{700, 701, "waiter", {}};
+  for (int i = 0; i <= 40; ++i) t.readings.push_back(reading_us(10000 * i, 2500 * i, 300 * i, i % 3 ? gil_wait : running()));
+  obs.threads = {t, gilhost::ThreadTrack{700, 702, "main", {{reading_us(0, 0, 0, running())}}}};
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 1000, 1256}}, "");
+  const gilhost::ThreadRecord& rec = s.threads[0];
+  CHECK(rec.times.share(ThreadState::gil) == Approx(0.72).margin(0.001));
+  const gilhost::ThreadTimes drawn = timeline_times(rec);
+  for (ThreadState st : gilhost::kThreadStates) CHECK(std::llabs(drawn[st] - rec.times[st]) <= 1000);
+}
+
+TEST_CASE("classify_threads: a coarsened timeline still agrees with the totals", "[thread_states]") {
+  gilhost::ThreadObservations obs = one_process(800);
+  const SyscallReading gil_wait = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
+  gilhost::ThreadTrack t{800, 801, "long", {}};
+  std::int64_t cpu = 0;
+  for (int i = 0; i < 6000; ++i) {
+    cpu += i % 5 == 0 ? 10000 : 1000;
+    t.readings.push_back(reading_us(10000 * (i + 1), cpu, 0, i % 2 ? gil_wait : running()));
+  }
+  obs.threads = {t, gilhost::ThreadTrack{800, 802, "main", {{reading_us(0, 0, 0, running())}}}};
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 1000, 1256}}, "");
+  const gilhost::ThreadRecord& rec = s.threads[0];
+  CHECK(rec.timeline.size() <= gilhost::ThreadRecord::kMaxSegments);
+  const gilhost::ThreadTimes drawn = timeline_times(rec);
+  for (ThreadState st : gilhost::kThreadStates)
+    CHECK(std::abs(drawn.share(st) - rec.times.share(st)) < 0.001);
 }

@@ -1,10 +1,9 @@
 #pragma once
-// Host clocks: CLOCK_MONOTONIC (the clock behind Python's time.monotonic_ns) and getrusage.
+// Host clocks: CLOCK_MONOTONIC (the clock behind Python's time.monotonic_ns) and getrusage. The ground
+// floor: it includes nothing of gilhost.
 #include <sys/resource.h>
 
 #include <cstdint>
-
-#include "protocol/events.hpp"
 
 namespace gilhost {
 
@@ -26,7 +25,5 @@ struct CpuUsage {
 };
 
 std::int64_t timeval_ns(const timeval& tv);
-// The difference after - before, as the runner reports it for a case.
-protocol::CpuDelta cpu_delta(const CpuUsage& before, const CpuUsage& after);
 
 }  // namespace gilhost

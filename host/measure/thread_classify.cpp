@@ -1,0 +1,271 @@
+// classify_threads (measure/thread_states.hpp): the sampler's raw readings of each thread, after the run,
+// turned into its time per state and its timeline. Both come from one list of intervals (the time between
+// two readings, each with its own time per state), so the timeline always agrees with the totals, even
+// where a later reading corrects an earlier interval.
+#include <algorithm>
+#include <optional>
+
+#include "measure/thread_states.hpp"
+
+namespace gilhost {
+
+namespace {
+
+constexpr int kMaxThreadsKept = 64;
+
+bool blocked(const ThreadReading& r) {
+  return r.syscall.kind == SyscallReading::Kind::in_syscall || r.syscall.kind == SyscallReading::Kind::outside_syscall;
+}
+
+// Whether a thread's counters did not move between two readings.
+bool still(const ThreadReading& a, const ThreadReading& b) { return a.cpu_ns == b.cpu_ns && a.delay_ns == b.delay_ns; }
+
+// The time between two readings (or, for the first, the thread's life before it).
+struct Interval {
+  std::int64_t start_ns = 0, end_ns = 0;
+  ThreadTimes times;
+  // Off-CPU time taken from a running thread's lagging counters: a later reading may show it was CPU or
+  // run-queue time after all.
+  ThreadTimes provisional;
+  std::optional<ThreadState> lead, tail;  // the wait it was seen in at its start, at its end
+};
+
+// One thread's readings → its intervals.
+class ThreadAccount {
+ public:
+  explicit ThreadAccount(const ProcessGils& gils) : gils_(gils) {}
+
+  void add(const ThreadReading& r) {
+    if (!prev_) {
+      // Its time before the first sight was spent on a CPU or waiting for one (it had just begun).
+      Interval first;
+      first.start_ns = std::max<std::int64_t>(0, r.t_ns - r.cpu_ns - r.delay_ns);
+      first.end_ns = r.t_ns;
+      first.times[ThreadState::cpu] = r.cpu_ns;
+      first.times[ThreadState::runqueue] = r.delay_ns;
+      intervals_.push_back(first);
+    } else {
+      interval(*prev_, r);
+    }
+    if (blocked(r)) {
+      sticky_ = classify_wait(r.syscall, gils_);
+      name_unseen(*sticky_);
+      // A thread seen blocked has up-to-date counters, unless they have not moved since the reading
+      // before: then the sampler took the wait as the same (measure/thread_states), and the thread may
+      // have been woken and queued since, its wait for a core not yet counted.
+      if (!prev_ || !still(*prev_, r)) correctable_from_ = intervals_.size();
+    }
+    prev_ = &r;
+  }
+
+  // After the last reading: off-CPU time of a thread never seen waiting is the run queue's. It was
+  // runnable at every reading, and a queued thread's current wait is not yet in its counters.
+  const std::vector<Interval>& finish() {
+    name_unseen(ThreadState::runqueue);
+    return intervals_;
+  }
+
+ private:
+  // CPU and run-queue deltas are exact; the rest is off the CPU, in what the thread was seen waiting in at
+  // either end (half each when the two differ), else in what it last waited in (a thread that ran at
+  // both ends, as a GIL's waiters do between their turns; before any wait was seen, the first one seen
+  // after), or in the run queue for a thread runnable at both ends whose counters did not move. A
+  // running thread's counters lag (its CPU time until the scheduler's next tick, its wait for a core
+  // until it gets one): what an interval ending in a running reading (or in a wait the sampler did not
+  // read again) took for off-CPU time is provisional, and given back to the interval it came from, as
+  // CPU and run-queue time, when a later reading's counters show more than its interval's length.
+  void interval(const ThreadReading& a, const ThreadReading& b) {
+    Interval iv;
+    iv.start_ns = a.t_ns;
+    iv.end_ns = b.t_ns;
+    const std::int64_t dt = b.t_ns - a.t_ns;
+    iv.times[ThreadState::cpu] = std::max<std::int64_t>(0, b.cpu_ns - a.cpu_ns);
+    iv.times[ThreadState::runqueue] = std::max<std::int64_t>(0, b.delay_ns - a.delay_ns);
+    give_back(iv, iv.times[ThreadState::cpu] + iv.times[ThreadState::runqueue] - dt);
+    const std::int64_t off = std::max<std::int64_t>(0, dt - iv.times[ThreadState::cpu] - iv.times[ThreadState::runqueue]);
+    if (blocked(a)) iv.lead = classify_wait(a.syscall, gils_);
+    if (blocked(b)) iv.tail = classify_wait(b.syscall, gils_);
+    // Runnable at both readings and not on a CPU in between: it was queued for a core all along.
+    const bool queued = !blocked(a) && !blocked(b) && still(a, b);
+    if (!iv.lead && !iv.tail && !sticky_ && !queued && off > 0) unseen_.push_back(intervals_.size());
+    const ThreadState fallback = queued ? ThreadState::runqueue : sticky_.value_or(ThreadState::other);
+    const ThreadState first = iv.lead.value_or(iv.tail.value_or(fallback));
+    const ThreadState second = iv.tail.value_or(first);
+    iv.times[first] += off - off / 2;
+    iv.times[second] += off / 2;
+    if (!blocked(b) || still(a, b)) {
+      iv.provisional[first] += off - off / 2;
+      iv.provisional[second] += off / 2;
+    }
+    intervals_.push_back(iv);
+  }
+
+  // `excess` ns of `now`'s CPU and run-queue time that its length cannot hold: taken back from the
+  // provisional off-CPU time of the intervals before it (the latest first), which get it as CPU and
+  // run-queue time in the proportion `now` has them.
+  void give_back(Interval& now, std::int64_t excess) {
+    const std::int64_t cpu = now.times[ThreadState::cpu], delay = now.times[ThreadState::runqueue];
+    for (std::size_t k = intervals_.size(); k > correctable_from_ && excess > 0; --k) {
+      Interval& earlier = intervals_[k - 1];
+      for (ThreadState s : kThreadStates) {
+        const std::int64_t taken = std::min(excess, earlier.provisional[s]);
+        if (taken <= 0) continue;
+        // Time already taken for run-queue time stays that, as far as `now`'s run-queue time covers it.
+        const std::int64_t as_cpu =
+            s == ThreadState::runqueue ? std::max<std::int64_t>(0, taken - now.times[ThreadState::runqueue])
+            : cpu + delay > 0 ? static_cast<std::int64_t>(static_cast<double>(taken) * static_cast<double>(cpu) / static_cast<double>(cpu + delay))
+                              : taken;
+        earlier.provisional[s] -= taken;
+        excess -= taken;
+        earlier.times[s] -= taken;
+        earlier.times[ThreadState::cpu] += as_cpu;
+        earlier.times[ThreadState::runqueue] += taken - as_cpu;
+        now.times[ThreadState::cpu] -= as_cpu;
+        now.times[ThreadState::runqueue] -= taken - as_cpu;
+      }
+    }
+  }
+
+  // Off-CPU time in intervals before the thread was first seen waiting (held as `other`): it goes to the
+  // first wait it is seen in.
+  void name_unseen(ThreadState state) {
+    for (std::size_t k : unseen_) {
+      Interval& iv = intervals_[k];
+      iv.times[state] += iv.times[ThreadState::other];
+      iv.times[ThreadState::other] = 0;
+      iv.provisional[state] += iv.provisional[ThreadState::other];
+      iv.provisional[ThreadState::other] = 0;
+    }
+    unseen_.clear();
+  }
+
+  const ProcessGils& gils_;
+  const ThreadReading* prev_ = nullptr;
+  std::optional<ThreadState> sticky_;  // the wait it was last seen in
+  std::vector<std::size_t> unseen_;
+  std::vector<Interval> intervals_;
+  std::size_t correctable_from_ = 0;  // intervals before this one hold nothing provisional
+};
+
+// The order an interval's states are drawn in: the wait it was seen in at its start, the run queue, the
+// CPU, any other wait, the wait it was seen in at its end.
+std::vector<ThreadState> drawing_order(const Interval& iv) {
+  std::vector<ThreadState> order;
+  auto put = [&](ThreadState s) {
+    if (std::find(order.begin(), order.end(), s) == order.end()) order.push_back(s);
+  };
+  if (iv.lead) put(*iv.lead);
+  put(ThreadState::runqueue);
+  put(ThreadState::cpu);
+  for (ThreadState s : kThreadStates)
+    if (s != iv.tail) put(s);
+  if (iv.tail) put(*iv.tail);
+  return order;
+}
+
+void add_segment(std::vector<ThreadSegment>& timeline, std::int64_t start, ThreadState state) {
+  if (!timeline.empty() && timeline.back().state == state) return;
+  if (!timeline.empty() && timeline.back().start_ns >= start) {
+    timeline.back().state = state;  // the one before it lasted no time
+    if (timeline.size() >= 2 && timeline[timeline.size() - 2].state == state) timeline.pop_back();
+    return;
+  }
+  timeline.push_back({start, state});
+}
+
+// [from, to) drawn as `times` says, each state a share of it in proportion to its time.
+void draw(std::vector<ThreadSegment>& timeline, std::int64_t from, std::int64_t to, const ThreadTimes& times,
+          const std::vector<ThreadState>& order) {
+  const std::int64_t total = times.lived_ns();
+  if (total <= 0 || to <= from) return;
+  std::int64_t done = 0;
+  for (ThreadState s : order) {
+    if (times[s] <= 0) continue;
+    const std::int64_t at = from + static_cast<std::int64_t>(static_cast<double>(to - from) * static_cast<double>(done) / static_cast<double>(total));
+    add_segment(timeline, at, s);
+    done += times[s];
+  }
+}
+
+// The intervals, or buckets of them when there are too many, each drawn in proportion to its states: at
+// most ThreadRecord::kMaxSegments segments, whose time per state is the totals'.
+std::vector<ThreadSegment> timeline_of(const std::vector<Interval>& intervals) {
+  std::vector<ThreadSegment> out;
+  for (const auto& iv : intervals) draw(out, iv.start_ns, iv.end_ns, iv.times, drawing_order(iv));
+  if (out.size() <= ThreadRecord::kMaxSegments || intervals.empty()) return out;
+  const std::int64_t origin = intervals.front().start_ns;
+  const std::int64_t span = std::max<std::int64_t>(1, intervals.back().end_ns - origin);
+  for (std::size_t buckets = ThreadRecord::kMaxSegments / 2; buckets >= 1; buckets /= 2) {
+    std::vector<ThreadTimes> in_bucket(buckets);
+    for (const auto& iv : intervals) {
+      const auto b = std::min<std::size_t>(buckets - 1, static_cast<std::size_t>((iv.start_ns - origin) * static_cast<std::int64_t>(buckets) / span));
+      in_bucket[b] += iv.times;
+    }
+    out.clear();
+    const std::vector<ThreadState> order(kThreadStates.begin(), kThreadStates.end());
+    for (std::size_t b = 0; b < buckets; ++b)
+      draw(out, origin + static_cast<std::int64_t>(b) * span / static_cast<std::int64_t>(buckets),
+           origin + static_cast<std::int64_t>(b + 1) * span / static_cast<std::int64_t>(buckets), in_bucket[b], order);
+    if (out.size() <= ThreadRecord::kMaxSegments) break;
+  }
+  return out;
+}
+
+ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils) {
+  ThreadRecord rec;
+  rec.pid = t.pid;
+  rec.tid = t.tid;
+  rec.name = t.name;
+  rec.gil_located = gils.located;
+  ThreadAccount account(gils);
+  for (const auto& r : t.readings) account.add(r);
+  const auto& intervals = account.finish();
+  if (!intervals.empty()) {
+    rec.start_ns = intervals.front().start_ns;
+    rec.end_ns = intervals.back().end_ns;
+  }
+  for (const auto& iv : intervals) rec.times += iv.times;
+  rec.timeline = timeline_of(intervals);
+  return rec;
+}
+
+}  // namespace
+
+ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,
+                              const std::string& unlocated_why, const std::vector<pid_t>& not_the_case) {
+  ThreadStates out;
+  out.interval_ms = obs.interval_ms;
+  out.samples = obs.ticks;
+  out.cost_ns = obs.cost_ns;
+  ProcessGils root_gils;
+  root_gils.located = !gils.empty();
+  for (const auto& g : gils)
+    if (g.has_gil) {
+      root_gils.windows.push_back({g.lo, g.hi});
+      out.gil_windows.push_back({g.lo, g.hi});
+    }
+  out.gil = !root_gils.located ? unlocated_why : root_gils.windows.empty() ? "none" : "located";
+
+  // Threads per process: a lone thread never waits for its own process's GIL.
+  auto excluded = [&](const ThreadTrack& t) {
+    return std::find(not_the_case.begin(), not_the_case.end(), t.tid) != not_the_case.end();
+  };
+  std::map<pid_t, int> threads_of;
+  for (const auto& t : obs.threads) ++threads_of[t.pid];
+  const ProcessGils lone{true, {}};
+  const ProcessGils unknown{false, {}};
+  for (const auto& t : obs.threads) {
+    if (excluded(t)) continue;
+    const auto found = obs.processes.find(t.pid);
+    const ThreadObservations::Process process = found != obs.processes.end() ? found->second : ThreadObservations::Process{};
+    const ProcessGils& process_gils = threads_of[t.pid] == 1 ? lone : process.root_program ? root_gils : unknown;
+    ThreadRecord rec = record_of(t, process_gils);
+    rec.python = process.python;
+    if (rec.python) out.python_totals += rec.times;
+    if (static_cast<int>(out.threads.size()) < kMaxThreadsKept) out.threads.push_back(std::move(rec));
+    else ++out.threads_not_kept;
+  }
+  return out;
+}
+
+}  // namespace gilhost

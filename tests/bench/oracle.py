@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""Thread states checked against an independent oracle: the kernel's own record, taken by perf.
+
+    python3 tests/bench/oracle.py --gilhost build/gilhost [-p 3.9 -p 3.12 -p 3.14t] [--runs 2]
+        [--workload spinners ...] [--goal 5] [--check cpu,io,timeline] [--json OUT] [--keep DIR]
+
+Each workload (tests/bench/oracle_workloads.py, about 1 s of worker threads) runs under gilhost on each
+build while perf records, with CLOCK_MONOTONIC timestamps (-k mono):
+  - system-wide, the scheduler's switch, wake-up, fork and exit events (sched.data), and
+  - in gilhost's own process tree (inherited), every system call's entry and exit (sys.data).
+(`perf sched record` plus system-wide raw_syscalls would be one file, but on a busy machine system-wide
+system calls are ~160k events/s and perf drops chunks; the run's own calls are all the oracle needs.)
+
+From perf's events alone, with no gilhost code, each thread's time is: on a CPU from its switch-in to its
+switch-out (cpu); runnable but not on a CPU, from a wake-up, a fork or a preemption (prev_state R) to its
+next switch-in (runqueue); blocked, from a switch-out in any other state to its wake-up, by the system call
+it was in at the switch-out: a futex wait on the GIL's words (the windows the run record's thread_states
+says gilhost located, `gil_windows`) is gil, another futex wait lock; read/write/recv/send/poll/epoll/
+select/accept/connect and the like io (select or poll on no descriptor, how 3.9's time.sleep waits,
+sleep); nanosleep/clock_nanosleep sleep; a wait outside a system call (a page fault) or any other call
+other.
+
+Each worker thread of each run is compared over gilhost's own window for it ([start_ns, end_ns] of the
+record, placed on perf's clock by the threads' fork times), state by state, in points of share of its
+lived time. It prints, per workload, build and state, the worst deviation over the worker threads of every
+run; and, from the record alone, how far the thread's timeline (its segments' time per state) is from its
+totals. With --check it exits 1 when a checked state's worst deviation exceeds --goal.
+
+Needs perf (Debian's linux-perf) and root, or kernel.perf_event_paranoid <= -1.
+"""
+import argparse
+import bisect
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from oracle_workloads import WORKLOADS  # noqa: E402
+
+STATES = ["cpu", "runqueue", "gil", "lock", "io", "sleep", "other"]
+
+# x86_64 system call numbers.
+SYS_FUTEX = 202
+SLEEP_CALLS = {35, 230}  # nanosleep, clock_nanosleep
+SELECTS = {23, 270}      # select, pselect6: sleep when nfds (arg0) is 0
+POLLS = {7, 271}         # poll, ppoll: sleep when nfds (arg1) is 0
+IO_CALLS = {0, 1, 17, 18, 19, 20, 295, 296, 42, 43, 288, 44, 45, 46, 47, 299, 307, 232, 281, 441, 40, 275,
+            2, 257, 74, 75, 426, 208}
+FUTEX_WAITS = {0, 9, 6, 11, 13}  # WAIT, WAIT_BITSET, LOCK_PI, WAIT_REQUEUE_PI, LOCK_PI2
+
+
+def classify_blocked(call, windows):
+    """The state of a thread blocked in `call` ((nr, arg0, arg1) or None: outside a system call)."""
+    if call is None:
+        return "other"
+    nr, a0, a1 = call
+    if nr == SYS_FUTEX:
+        if (a1 & ~(128 | 256)) not in FUTEX_WAITS:
+            return "other"
+        return "gil" if any(lo <= a0 < hi for lo, hi in windows) else "lock"
+    if nr in SLEEP_CALLS:
+        return "sleep"
+    if nr in SELECTS:
+        return "sleep" if a0 == 0 else "io"
+    if nr in POLLS:
+        return "sleep" if a1 == 0 else "io"
+    return "io" if nr in IO_CALLS else "other"
+
+
+# ---- reading perf's record ----
+
+LINE = re.compile(r"^\s*(\d+)\s+(\d+)\.(\d+):\s+(\S+):\s*(.*)$")
+SWITCH = re.compile(r"prev_pid=(\d+) .*prev_state=(\S+) ==> .*next_pid=(\d+)")
+WAKE = re.compile(r"\bpid=(\d+)")
+FORK = re.compile(r"child_pid=(\d+)")
+ENTER = re.compile(r"NR (\d+) \(([0-9a-f]+), ([0-9a-f]+)")
+EXIT = re.compile(r"NR (-?\d+) =")
+
+
+def perf_events(path):
+    """(t_ns, tid, event, text) for each event of a perf.data file."""
+    out = subprocess.run(["perf", "script", "-i", path, "-F", "tid,time,event,trace", "--ns"],
+                         capture_output=True, text=True, errors="replace")
+    events = []
+    for line in out.stdout.splitlines():
+        m = LINE.match(line)
+        if m:
+            t = int(m.group(2)) * 1_000_000_000 + int(m.group(3).ljust(9, "0")[:9])
+            events.append((t, int(m.group(1)), m.group(4), m.group(5)))
+    return events
+
+
+class Timeline:
+    """Every thread's states from perf's events: per tid, [(start_ns, state)] and its end."""
+
+    def __init__(self, events):
+        self.segments = {}   # tid -> [(t, state)]
+        self.forked = {}     # tid -> t
+        self.ended = {}      # tid -> t
+        self.call = {}       # tid -> (nr, a0, a1) while in a system call
+        self.parent = {}     # tid -> the thread that forked it
+        self.first_futex = {}  # tid -> the word of its first futex wait
+        for t, tid, event, text in sorted(events, key=lambda e: e[0]):
+            self._take(t, tid, event, text)
+
+    def _set(self, tid, t, state):
+        seg = self.segments.setdefault(tid, [])
+        if not seg or seg[-1][1] != state:
+            seg.append((t, state))
+
+    def _state(self, tid):
+        seg = self.segments.get(tid)
+        return seg[-1][1] if seg else None
+
+    def _take(self, t, tid, event, text):
+        if event == "raw_syscalls:sys_enter":
+            m = ENTER.match(text)
+            if m:
+                call = (int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16))
+                self.call[tid] = call
+                if call[0] == SYS_FUTEX and (call[2] & ~(128 | 256)) in FUTEX_WAITS:
+                    self.first_futex.setdefault(tid, call[1])
+        elif event == "raw_syscalls:sys_exit":
+            self.call.pop(tid, None)
+        elif event == "sched:sched_switch":
+            m = SWITCH.search(text)
+            if not m:
+                return
+            prev, prev_state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
+            if prev_state.startswith(("X", "Z")):
+                self._set(prev, t, "dead")
+            elif prev_state.startswith("R"):
+                self._set(prev, t, "runqueue")
+            else:
+                self._set(prev, t, ("blocked", self.call.get(prev)))
+            self._set(nxt, t, "cpu")
+        elif event in ("sched:sched_wakeup", "sched:sched_wakeup_new"):
+            m = WAKE.search(text)
+            if m:
+                woken = int(m.group(1))
+                state = self._state(woken)
+                if state is None or state[0] == "blocked":
+                    self._set(woken, t, "runqueue")
+        elif event == "sched:sched_process_fork":
+            m = FORK.search(text)
+            if m:
+                child = int(m.group(1))
+                self.parent[child] = int(WAKE.search(text).group(1))
+                self.forked[child] = t
+                self._set(child, t, "runqueue")
+        elif event == "sched:sched_process_exit":
+            self.ended[tid] = t
+
+    def shares(self, tid, a, b, windows):
+        """ns per state of `tid` in [a, b), and the ns whose state perf did not say."""
+        times = dict.fromkeys(STATES, 0)
+        seg = self.segments.get(tid, [])
+        known = 0
+        starts = [s for s, _ in seg]
+        i = max(0, bisect.bisect_right(starts, a) - 1)
+        for k in range(i, len(seg)):
+            s, state = seg[k]
+            e = seg[k + 1][0] if k + 1 < len(seg) else self.ended.get(tid, b)
+            lo, hi = max(s, a), min(e, b)
+            if hi <= lo or state == "dead":
+                continue
+            name = classify_blocked(state[1], windows) if state[0] == "blocked" else state
+            times[name] += hi - lo
+            known += hi - lo
+        return times, (b - a) - known
+
+
+# ---- gilhost's record ----
+
+def runs_of(path):
+    with open(path) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if rec.get("type") == "run" and rec.get("thread_states") and not rec.get("warmup"):
+                yield rec
+
+
+def windows_of(rec, perf):
+    """The GIL's futex words in `rec`'s process: as the record says (`gil_windows`), or, in a file from
+    before it said, found in perf's record as the runner finds them: its first helper thread (left out of
+    the record) blocks in the GIL's condition variable; the window around that word is the runner's."""
+    if "gil_windows" in rec["thread_states"]:
+        return [(int(lo), int(hi)) for lo, hi in rec["thread_states"]["gil_windows"]]
+    if rec["thread_states"].get("gil") != "located" or not rec["thread_states"]["threads"]:
+        return []
+    root = rec["thread_states"]["threads"][0]["pid"]
+    seen = {t["tid"] for t in rec["thread_states"]["threads"]}
+    helpers = sorted((perf.forked[t], t) for t, p in perf.parent.items() if p == root and t not in seen and t in perf.forked)
+    for _, tid in helpers:
+        if tid in perf.first_futex:
+            word = perf.first_futex[tid]
+            return [(word - 96, word + 160)]
+    return []
+
+
+def timeline_ns(thread):
+    """ns per state in the thread's timeline, each segment until the next one's start or its end."""
+    times = dict.fromkeys(STATES, 0)
+    segs = thread.get("timeline_us") or []
+    for k, (start_us, state) in enumerate(segs):
+        end = segs[k + 1][0] * 1000 if k + 1 < len(segs) else thread["end_ns"]
+        times[state] += max(0, end - start_us * 1000)
+    return times
+
+
+def share(times, state):
+    lived = sum(times.values())
+    return 100.0 * times[state] / lived if lived > 0 else 0.0
+
+
+def compare_run(rec, perf, min_life_ns):
+    """Per worker thread: {state: (gilhost points - perf points)}, and timeline - totals points."""
+    ts = rec["thread_states"]
+    offsets = [perf.forked[t["tid"]] - t["start_ns"] for t in ts["threads"] if t["tid"] in perf.forked]
+    if not offsets:
+        return [], "perf saw no fork of the run's threads"
+    # A thread's start in the record is its first reading less the CPU and run-queue time it had by then:
+    # late by whatever it spent blocked before it was first seen, never early. The latest is the truest.
+    offset = max(offsets)
+    windows = windows_of(rec, perf)
+    rows = []
+    for t in ts["threads"]:
+        if t["tid"] == t["pid"] or not t.get("python") or t["end_ns"] - t["start_ns"] < min_life_ns:
+            continue
+        a, b = t["start_ns"] + offset, t["end_ns"] + offset
+        kernel, unknown = perf.shares(t["tid"], a, b, windows)
+        if unknown > 0.05 * (b - a):
+            continue  # perf did not see this thread for most of the window
+        gh = t["ns"]
+        tl = timeline_ns(t)
+        rows.append({
+            "tid": t["tid"], "name": t.get("name", ""), "life_ms": (b - a) / 1e6,
+            "dev": {s: share(gh, s) - share(kernel, s) for s in STATES},
+            "timeline_dev": {s: share(tl, s) - share(gh, s) for s in STATES},
+            "kernel_ms": {s: kernel[s] / 1e6 for s in STATES},
+            "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
+        })
+    spread = (statistics.median(offsets) - min(offsets)) / 1e6
+    return rows, (f"GIL at {', '.join(f'{lo:#x}' for lo, _ in windows) or 'none'}; start offsets: median "
+                  f"{spread:.2f} ms after the earliest, of {len(offsets)} threads")
+
+
+# ---- running ----
+
+def start_sched_record(path):
+    proc = subprocess.Popen(["perf", "record", "-q", "-a", "-k", "mono", "-o", path,
+                             "-e", "sched:sched_switch", "-e", "sched:sched_wakeup", "-e", "sched:sched_wakeup_new",
+                             "-e", "sched:sched_process_fork", "-e", "sched:sched_process_exit"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(0.5)  # perf opens its events before the workload starts
+    if proc.poll() is not None:
+        sys.exit("perf record -a failed: " + proc.stderr.read().decode(errors="replace"))
+    return proc
+
+
+def run_workload(args, name, work):
+    script = os.path.join(work, f"{name}.py")
+    with open(script, "w") as f:
+        f.write(WORKLOADS[name])
+    results = os.path.join(work, f"{name}.jsonl")
+    sched, sysd = os.path.join(work, f"{name}.sched.data"), os.path.join(work, f"{name}.sys.data")
+    cmd = [args.gilhost, "run", script, "-o", results, "--repeat", str(args.runs), "--warmup", "0",
+           "--no-details"] + [x for p in args.python for x in ("-p", p)] + (["--no-lock"] if args.no_lock else [])
+    rec = start_sched_record(sched)
+    try:
+        subprocess.run(["perf", "record", "-q", "-k", "mono", "-o", sysd, "-e", "raw_syscalls:sys_enter",
+                        "-e", "raw_syscalls:sys_exit", "--"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
+    finally:
+        rec.send_signal(signal.SIGINT)
+        rec.wait()
+    runs = list(runs_of(results))
+    perf = Timeline(perf_events(sched) + perf_events(sysd))
+    for path in (sched, sysd):
+        if not args.keep:
+            os.unlink(path)
+    return runs, perf
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gilhost", default="build/gilhost")
+    ap.add_argument("-p", "--python", action="append", help="builds (default 3.9, 3.12, 3.14t)")
+    ap.add_argument("--workload", action="append", choices=sorted(WORKLOADS))
+    ap.add_argument("--runs", type=int, default=2, help="measured runs per workload and build")
+    ap.add_argument("--goal", type=float, default=5.0, help="points")
+    ap.add_argument("--check", default="",
+                    help="states to assert within --goal of perf's, comma-separated; `timeline`: the timeline within "
+                         "--goal of the totals in every state; `all`: both, every state")
+    ap.add_argument("--min-life-ms", type=float, default=100.0, help="worker threads that lived less are left out")
+    ap.add_argument("--no-lock", action="store_true", help="pass --no-lock to gilhost")
+    ap.add_argument("--json", help="write every thread's comparison here")
+    ap.add_argument("--keep", help="keep the scripts, results and perf files in this folder")
+    args = ap.parse_args()
+    args.python = args.python or ["3.9", "3.12", "3.14t"]
+    if not shutil.which("perf"):
+        sys.exit("perf is not installed (Debian: apt-get install linux-perf)")
+    work = args.keep or tempfile.mkdtemp(prefix="gilhost-oracle-")
+    os.makedirs(work, exist_ok=True)
+    load0 = os.getloadavg()
+    table, everything = {}, []
+    for name in args.workload or list(WORKLOADS):
+        runs, perf = run_workload(args, name, work)
+        for rec in runs:
+            rows, note = compare_run(rec, perf, args.min_life_ms * 1e6)
+            build = rec.get("interpreter", "?")
+            print(f"# {name} {build} repeat {rec.get('repeat')}: {len(rows)} worker threads, {note}", flush=True)
+            for row in rows:
+                everything.append({"workload": name, "build": build, **row})
+                for s in STATES:
+                    cell = table.setdefault((name, build), {})
+                    cell[s] = max(cell.get(s, 0.0), abs(row["dev"][s]))
+                    cell["timeline " + s] = max(cell.get("timeline " + s, 0.0), abs(row["timeline_dev"][s]))
+    report(table, everything, args, load0, os.getloadavg())
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    tokens = [s for s in args.check.split(",") if s]
+    checked = [s for s in STATES if s in tokens or "all" in tokens]
+    if "timeline" in tokens or "all" in tokens:
+        checked += ["timeline " + s for s in STATES]
+    failed = [(k, s, v[s]) for k, v in table.items() for s in checked if v.get(s, 0.0) > args.goal]
+    for (name, build), s, v in failed:
+        print(f"FAIL {name} {build} {s}: {v:.1f} points > {args.goal:g}")
+    if not everything:
+        print("FAIL: no worker thread compared")
+        return 1
+    return 1 if failed else 0
+
+
+def report(table, everything, args, load0, load1):
+    print(f"\nworst |gilhost - perf| per worker thread, points of its lived time ({args.runs} runs per cell; "
+          f"load average {load0[0]:.2f} before, {load1[0]:.2f} after)")
+    print(f"{'workload':10} {'build':8} " + " ".join(f"{s:>8}" for s in STATES) + "   timeline-vs-totals")
+    for (name, build), cell in table.items():
+        tl = max(cell["timeline " + s] for s in STATES)
+        print(f"{name:10} {build:8} " + " ".join(f"{cell[s]:8.1f}" for s in STATES) + f"   {tl:8.1f}")
+    print(f"{'worst':19} " + " ".join(f"{max(c[s] for c in table.values()):8.1f}" for s in STATES)
+          + f"   {max(c['timeline ' + s] for c in table.values() for s in STATES):8.1f}")
+    signed = {s: [r["dev"][s] for r in everything] for s in STATES}
+    print("threads where gilhost is above / below perf by > 2 points: "
+          + ", ".join(f"{s} {sum(v > 2 for v in signed[s])}/{sum(v < -2 for v in signed[s])}" for s in STATES)
+          + f" (of {len(everything)})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"load_avg": [load0, load1], "runs": args.runs, "builds": args.python,
+                       "threads": everything}, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
