@@ -55,6 +55,12 @@ void add_run_output(CLI::App& run, RunOptions& ro) {
   run.add_flag("-n,--dry-run", ro.dry_run, "Show the runs that would be made, run nothing");
   run.add_flag("--no-thread-states", ro.no_thread_states,
                "Do not sample each thread's state (on CPU, waiting for a core, the GIL, a lock, I/O, sleep)");
+  run.add_option("--thread-states", ro.thread_states,
+                 "How each thread's state is taken: sampled (the default: /proc every few ticks), exact (every switch "
+                 "and blocking system call, from the kernel's perf events; where they are not allowed, sampled with a "
+                 "note), off")
+      ->check(CLI::IsMember({"exact", "sampled", "off"}))
+      ->type_name("MODE");
   run.add_flag("--exec", ro.force_exec, "Run each interpreter itself as the child (exec mode: no in-process features)");
 }
 

@@ -12,9 +12,11 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <optional>
 
 #include "util/clock.hpp"
+#include "measure/exact_recorder.hpp"
 #include "measure/sampler.hpp"
 #include "util/fd.hpp"
 
@@ -226,6 +228,7 @@ class ChildRun {
   BoundedCapture cap_out_, cap_err_;
   std::string event_buf_;
   std::optional<TreeSampler> sampler_;
+  std::unique_ptr<ExactRecorder> exact_;  // exact thread states, where asked for and allowed
   std::optional<Waiter> waiter_;
   bool open_out_ = true, open_err_ = true, open_events_ = true;
   std::int64_t events_eof_ = 0;  // when the event pipe closed while the child was still running
@@ -301,7 +304,11 @@ void ChildRun::start_sampling() {
   // and the task link count, half the cost or less (measure/sampler.hpp).
   const int rescan_every = static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval_));
   sampler_.emplace(res_.pid, rescan_every, subreaper_ ? self_ : 0, 10 * rescan_every);
-  if (req_.thread_states) sampler_->sample_threads(static_cast<int>(interval_ / 1000000));
+  // Exact states where asked and allowed (the runner has just exec'd: one thread, whose descendants all
+  // inherit the events), else the sampler reads the threads.
+  const int interval_ms = static_cast<int>(interval_ / 1000000);
+  if (req_.thread_states && req_.exact_states) exact_ = ExactRecorder::start(res_.pid, start_, interval_ms, res_.exact_why_not);
+  if (req_.thread_states && !exact_) sampler_->sample_threads(interval_ms);
   sampler_->sample();
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
   const double timeout_s = req_.timeout_s < 1e9 ? std::max(0.0, req_.timeout_s) : 1e9;
@@ -320,6 +327,7 @@ void ChildRun::police(std::int64_t now) {
   }
   if (now >= next_sample_) {
     sampler_->sample();
+    if (exact_) exact_->drain();
     next_sample_ = std::max(next_sample_ + interval_, now + interval_ / 2);
     if (req_.on_tick && now >= next_tick_) {
       next_tick_ += 1000000000;
@@ -411,6 +419,7 @@ ChildResult ChildRun::finish() {
   res_.stderr_bytes = cap_err_.total();
   res_.sampling = sampler_->summary();
   res_.threads = sampler_->take_thread_observations();
+  if (exact_) res_.exact = exact_->finish();
   return std::move(res_);
 }
 

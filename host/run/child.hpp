@@ -7,11 +7,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "measure/exact_states.hpp"
 #include "measure/thread_states.hpp"
 #include "protocol/event_log.hpp"
 #include "run/child_group.hpp"
@@ -41,6 +43,7 @@ struct ChildRequest {
   double timeout_s = 300;
   int sample_interval_ms = 10;
   bool thread_states = true;   // also sample every thread's state (measure/thread_states)
+  bool exact_states = false;   // record them exactly instead (measure/exact_recorder), where the kernel allows
   int event_fd = 3;            // where the child finds the event pipe
   // The token the runner was given (its --token): only its events carry it; empty: events not checked.
   std::string event_token;
@@ -72,6 +75,8 @@ struct ChildResult {
   std::uint64_t stdout_bytes = 0, stderr_bytes = 0;
   nlohmann::json sampling;  // TreeSampler::summary()
   ThreadObservations threads;  // what the thread-state sampler read (empty when off)
+  std::optional<ExactTrace> exact;  // what the exact recorder kept (when it was asked for and allowed)
+  std::string exact_why_not;        // why it was asked for and not allowed (the sampler ran instead)
   int leftover_processes = 0;  // still alive after the root exited; killed
 };
 

@@ -145,7 +145,7 @@ std::string missing_case_note(const ChildResult& child) {
 
 // Where the run's threads spent their time, told apart with what the runner said of its GILs.
 std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std::string& mode) {
-  if (child.threads.empty()) return std::nullopt;
+  if (child.threads.empty() && !child.exact) return std::nullopt;
   std::vector<GilReport> gils;
   std::string unlocated = mode == "exec" ? "not located (exec mode: no runner to locate it)"
                                          : "not located (the runner did not say)";
@@ -160,6 +160,10 @@ std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std
   std::vector<pid_t> helpers;
   for (const auto& g : child.events.gils)
     if (g.helper_tid > 0) helpers.push_back(static_cast<pid_t>(g.helper_tid));
+  if (child.exact) {
+    const auto ns = [](const timeval& tv) { return std::int64_t{tv.tv_sec} * 1000000000 + std::int64_t{tv.tv_usec} * 1000; };
+    return exact_thread_states(*child.exact, gils, unlocated, helpers, ns(child.usage.ru_utime) + ns(child.usage.ru_stime));
+  }
   return classify_threads(child.threads, gils, unlocated, helpers);
 }
 
@@ -245,6 +249,8 @@ RunVerdict judge_run(const Experiment& ex, const ChildResult& child) {
   if (cs && !cs->note.empty()) v.note += (v.note.empty() ? "" : "; ") + cs->note;
   if (child.leftover_processes > 0)
     v.note += (v.note.empty() ? "" : "; ") + leftover_note(child.leftover_processes);
+  if (!child.exact_why_not.empty())  // exact asked for and allowed, yet not possible for this run
+    v.note += std::string(v.note.empty() ? "" : "; ") + "thread states sampled, not exact: " + child.exact_why_not;
   return v;
 }
 
@@ -353,6 +359,7 @@ ChildRequest child_request(const Experiment& ex, const PlannedRun& run, const Sc
   req.timeout_s = ex.timeout_s;
   req.sample_interval_ms = ex.sample_interval_ms;
   req.thread_states = ex.thread_states;
+  req.exact_states = options.exact_states;
   req.event_fd = options.event_fd;
   req.interrupt = options.interrupt;
   return req;

@@ -35,6 +35,7 @@ struct SchedulerOptions {
   bool repeat_failures = false;  // repeat a cell that failed in every run of its first round
   std::string stderr_dir;        // where failed runs' stderr is written ("": not written)
   int event_fd = 3;
+  bool exact_states = false;  // thread states from the kernel's events where allowed (measure/exact_recorder)
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const Progress&)> on_start;
   std::function<void(const Progress&)> on_tick;  // about once a second while a run goes on

@@ -18,6 +18,7 @@
 #include "config/loader.hpp"
 #include "config/precision.hpp"
 #include "discover/selector.hpp"
+#include "measure/exact_recorder.hpp"
 #include "measure/machine.hpp"
 #include "measure/system_state.hpp"
 #include "report/fit.hpp"
@@ -67,6 +68,15 @@ std::string session_description(const RunOptions& ro) {
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
   const std::string what = ro.module.empty() ? join(ro.files, " ") : "-m " + ro.module;
   return "pid " + std::to_string(::getpid()) + ", gilhost run " + what + ", started " + when;
+}
+
+// --thread-states exact where the kernel allows it; else the sampler, and a note saying why.
+bool exact_states_allowed(const RunOptions& ro, const Experiment& ex) {
+  if (ro.thread_states != "exact" || !ex.thread_states) return false;
+  std::string why_not;
+  if (ExactRecorder::available(why_not)) return true;
+  std::cerr << "gilhost: thread states are sampled, not exact: " << why_not << "\n";
+  return false;
 }
 
 std::string runner_path() {
@@ -119,7 +129,7 @@ std::optional<Experiment> load_for_run(const std::string& file, const RunOptions
   if (ro.warmup >= 0) ex.warmup = ro.warmup;
   if (ro.timeout > 0) ex.timeout_s = ro.timeout;
   if (ro.max_cell_time >= 0) ex.cell_budget_s = ro.max_cell_time;
-  if (ro.no_thread_states) ex.thread_states = false;
+  if (ro.no_thread_states || ro.thread_states == "off") ex.thread_states = false;
   return ex;
 }
 
@@ -164,6 +174,7 @@ SchedulerOptions scheduler_options(const Experiment& ex, const RunOptions& ro, c
   if (!co.no_cache) so.bootstrap_cache_dir = (fs::path(cache_dir()) / "bootstrap").string();
   so.cell_budget_s = ex.cell_budget_s;
   so.repeat_failures = ro.repeat_failures;
+  so.exact_states = exact_states_allowed(ro, ex);
   so.stderr_dir = path + ".stderr";
   so.interrupt = &g_interrupted;
   if (tty) so.on_start = so.on_tick = print_progress;

@@ -169,12 +169,13 @@ class Gilhost:
                        call, call, toml_table(params)))
         return path
 
-    def run(self, python, call, params, repeat=1, interval_ms=10, thread_states=True):
-        """Runs a session; returns (whole-command wall seconds, run records)."""
+    def run(self, python, call, params, repeat=1, interval_ms=10, thread_states=True, mode=None):
+        """Runs a session (`mode`: --thread-states exact or sampled); returns (whole-command wall seconds, run records)."""
         config = self.config(call, params, repeat, interval_ms, thread_states)
         results = config.replace(".toml", ".jsonl")
         log = os.path.join(self.workdir, "stderr.txt")  # its warnings (e.g. about the load) stay out of the report
-        wall = spawn_wall([self.binary, "run", config, "-p", python, "-o", results, "--no-details"], stderr=log)
+        wall = spawn_wall([self.binary, "run", config, "-p", python, "-o", results, "--no-details"]
+                          + (["--thread-states", mode] if mode else []), stderr=log)
         runs = [r for r in map(json.loads, open(results)) if r.get("type") == "run"]
         os.unlink(results)
         bad = [r for r in runs if r["status"] != "ok"]
@@ -443,6 +444,35 @@ def fig_sampler(g, python, wake, seconds, pairs):
             "floor_10ms_statm_share": default_floor}
 
 
+def fig_exact(g, python, pairs):
+    """Exact thread states against sampled ones, alternating: the work's in-script time for 4 threads on a
+    GIL (switches) and a pipe ping-pong (a blocking read and a switch per pass); the host's CPU share
+    watching 4 threads; a no-op session's time per run. None where perf events are not allowed."""
+    _, probe = g.run(python, "noop", {}, mode="exact")
+    if probe[0].get("thread_states", {}).get("method") != "exact":
+        return None
+    out = {}
+    for name, call, params in (("gil_threads", "cpu_threads", {"n": 300_000, "threads": 4}),
+                               ("pingpong", "pingpong", {"n": 20_000})):
+        ratios, seconds = [], {"exact": [], "sampled": []}
+        for i in range(pairs):
+            for side in alternate(i, "exact", "sampled"):
+                seconds[side].append(g.run(python, call, params, mode=side)[1][0]["result"]["perf_s"])
+            ratios.append(seconds["exact"][-1] / seconds["sampled"][-1])
+        out[name] = {"ratio": ratio_figure(ratios), "exact_s": median(seconds["exact"]),
+                     "sampled_s": median(seconds["sampled"])}
+    shares = {"exact": [], "sampled": []}
+    cycle = {"exact": [], "sampled": []}
+    for i in range(pairs):
+        for side in alternate(i, "exact", "sampled"):
+            _, runs = g.run(python, "watch_host", {"seconds": 1.0, "children": 0, "threads": 4}, mode=side)
+            shares[side].append(runs[0]["result"]["host_cpu_ns"] / runs[0]["result"]["wall_ns"])
+            cycle[side].append(median(cycles(g.run(python, "noop", {}, repeat=11, mode=side)[1])))
+    out["host_share"] = {"exact": median(shares["exact"]), "sampled": median(shares["sampled"])}
+    out["noop_run_ms"] = {k: median(v) * 1e3 for k, v in cycle.items()}
+    return out
+
+
 # --- 4. CPU-bound: one thread, and two threads on the free-threaded build --------------------------------
 
 def fig_cpu(g, python, cases, target_s, rounds, threads=0):
@@ -554,6 +584,16 @@ def report(fig):
             rows.append((goal % c["label"], ci(c["inscript"]), "%.3f vs %.3f s; host case time / plain %.3fx; "
                          "the work's CPU time %s" % (c["gilhost_s"], c["plain_s"], c["host_case_time"]["ratio"],
                                                      ci(c["cpu_time"])), c["inscript"]["ratio"] <= 1.02))
+    x = fig.get("exact")
+    if x is not None and not x:
+        rows.append(("3c exact thread states / sampled", "-", "perf events not allowed here", None))
+    elif x:
+        for k, what in (("gil_threads", "4 threads on a GIL"), ("pingpong", "a pipe ping-pong")):
+            rows.append(("3c exact / sampled thread states, in-script time, %s" % what, ci(x[k]["ratio"]),
+                         "%.3f vs %.3f s" % (x[k]["exact_s"], x[k]["sampled_s"]), None))
+        rows.append(("3c exact / sampled, host CPU watching 4 threads; a no-op run",
+                     "%.2f %% vs %.2f %%" % (x["host_share"]["exact"] * 100, x["host_share"]["sampled"] * 100),
+                     "%.2f vs %.2f ms a run" % (x["noop_run_ms"]["exact"], x["noop_run_ms"]["sampled"]), None))
     t = fig.get("case_time")
     if t:
         rows.append(("  host case time - in-script, within 1 ms + 1 %", "%+.3f ms" % (t["diff_s"] * 1e3),
@@ -588,7 +628,7 @@ def main():
                                      "(default: the newest shared GIL build found)")
     ap.add_argument("--quick", action="store_true", help="fewer and shorter rounds (noisier), under 3 minutes")
     ap.add_argument("--json", help="also write every figure here")
-    ap.add_argument("--only", help="comma-separated: hyperfine,fixed,sampler,thread_states,accuracy,cpu,perturbation,case_time,rss")
+    ap.add_argument("--only", help="comma-separated: hyperfine,fixed,sampler,thread_states,exact,accuracy,cpu,perturbation,case_time,rss")
     ap.add_argument("--builds", help="comma-separated versions for figure 2 (e.g. 3.13.0,3.14.7t; default all)")
     ap.add_argument("--workdir", help="where results files go (default: a temporary folder in $TMPDIR)")
     args = ap.parse_args()
@@ -640,6 +680,8 @@ def main():
         if want("thread_states"):
             fig["thread_states"] = step("3b thread states", lambda: fig_thread_states(g, python, 1.5 if q else 3.0,
                                                                                     3 if q else 6))
+        if want("exact"):
+            fig["exact"] = step("3c exact thread states", lambda: fig_exact(g, python, 3 if q else 6))
         if want("accuracy"):
             fig["accuracy"] = step("5 thread-state accuracy", lambda: fig_accuracy(g, python, 2 if q else 5))
         if want("perturbation") and ft:

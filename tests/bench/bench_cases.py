@@ -39,6 +39,29 @@ def cpu_threads(n=1_000_000, threads=2, **_):
     return {"perf_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0}
 
 
+def pingpong(n=20_000, **_):
+    """Two threads pass a byte back and forth over two pipes `n` times: every pass a blocking read, a
+    write and a switch, the most a run can ask of the exact mode's per-event cost."""
+    import threading
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+
+    def echo():
+        for _ in range(n):
+            os.write(b_w, os.read(a_r, 1))
+
+    t = threading.Thread(target=echo)
+    t0, c0 = time.perf_counter(), time.process_time()
+    t.start()
+    for _ in range(n):
+        os.write(a_w, b"x")
+        os.read(b_r, 1)
+    t.join()
+    for fd in (a_r, a_w, b_r, b_w):
+        os.close(fd)
+    return {"perf_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0}
+
+
 def noop(**_):
     return None
 
