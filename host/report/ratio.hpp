@@ -31,6 +31,10 @@ struct RatioStat {
 
 // Only measured runs with status ok count.
 RatioStat wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<RunRecord>& den_runs);
+// The same rule for a metric the runs recorded (a run without it, or with a value <= 0, does not count):
+// timeit's time per loop, where its loop count makes the wall time meaningless.
+RatioStat metric_ratio(const std::vector<RunRecord>& num_runs, const std::vector<RunRecord>& den_runs,
+                       const std::string& metric);
 
 // "1.23 ± 0.04x" (paired, ± MAD; just "1.23x" from one pair), "1.23x (1.10–1.40)" (unpaired), "-".
 std::string format_ratio(const RatioStat& r);

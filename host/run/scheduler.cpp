@@ -257,6 +257,7 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.max_rss_kb = child.usage.ru_maxrss;
   if (child.sampling.is_object()) r.rss = tree_summary_from_json(child.sampling);
   r.thread_states = thread_states_of(child, r.mode);
+  if (r.thread_states) name_python_threads(*r.thread_states, outcome.thread_names, outcome.main_native_id);
   r.has_result = outcome.has_result;
   r.result = outcome.result;
   r.error = error;
