@@ -58,7 +58,7 @@ int cmd_pythons(const CommonOptions& o, bool as_json) {
   for (const auto& p : d.problems) {
     const std::string where = "  not usable: " + p.executable + " (" + p.source + "):";
     const bool one_line = width == 0 || display_width(where) + 1 + display_width(p.reason) <= width;
-    std::cout << where << (one_line ? " " : "\n    ") << p.reason << "\n";
+    std::cout << where << (one_line ? " " + p.reason : "\n" + wrap_words(p.reason, width, 4, 4)) << "\n";
   }
   if (!o.pythons.empty()) {
     Selection sel = select_interpreters(d.found, o.pythons, nullptr);
