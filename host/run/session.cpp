@@ -89,6 +89,23 @@ int check_python_selectors(const CommonOptions& co, ProbeCache& cache, const Dis
   return 2;
 }
 
+// What can be said before anything runs: a call or setup that names no function (2, located as check
+// says it, not once per run), and a module whose wall time does not track speed (a warning).
+int check_before_running(const RunOptions& ro, const Experiment& ex, const std::vector<Interpreter>& builds) {
+  if (!ro.module.empty())
+    if (const std::string warning = own_loop_count_warning(ro.module); !warning.empty())
+      std::cerr << "gilhost: warning: " << warning << "\n";
+  try {
+    if (const auto missing = check_function_names(ex, builds); !missing.empty()) {
+      for (const auto& m : missing) std::cerr << m << "\n";
+      return 2;
+    }
+  } catch (const std::runtime_error& e) {  // the checker itself failed: the runs will say what is wrong
+    std::cerr << "gilhost: warning: could not check the functions named before running: " << e.what() << "\n";
+  }
+  return 0;
+}
+
 int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& co, ProbeCache& cache,
             const Discovery& discovery) {
   LoadOptions options;
@@ -111,9 +128,6 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
     std::cerr << "gilhost: " << e.what() << "\n";
     return 2;
   }
-  if (!ro.module.empty())
-    if (const std::string warning = own_loop_count_warning(ro.module); !warning.empty())
-      std::cerr << "gilhost: warning: " << warning << "\n";
   if (ro.repeat > 0) ex.repeat = ro.repeat;
   if (ro.warmup >= 0) ex.warmup = ro.warmup;
   if (ro.timeout > 0) ex.timeout_s = ro.timeout;
@@ -132,15 +146,7 @@ int run_one(const std::string& file, const RunOptions& ro, const CommonOptions& 
     for (const auto& s : sel.skipped) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
     return 2;
   }
-  // A call or setup that names no function: said now, located as check says it, not once per run.
-  try {
-    if (const auto missing = check_function_names(ex, sel.selected); !missing.empty()) {
-      for (const auto& m : missing) std::cerr << m << "\n";
-      return 2;
-    }
-  } catch (const std::runtime_error& e) {  // the checker itself failed: the runs will say what is wrong
-    std::cerr << "gilhost: warning: could not check the functions named before running: " << e.what() << "\n";
-  }
+  if (const int rc = check_before_running(ro, ex, sel.selected); rc != 0) return rc;
   if (ro.force_exec)
     for (auto& i : sel.selected) i.shared = false;  // the interpreter itself is the child
   if (const std::string why = plan_too_large(ex, sel.selected.size()); !why.empty()) {
