@@ -44,7 +44,7 @@ std::vector<json> runs_of(const fs::path& file) {
 
 TEST_CASE("run -p 3.99 lists every usable build, and says so before waiting for the lock", "[e2e][answers26]") {
   const auto labels = usable_labels();
-  if (labels.size() < 2) SKIP("needs two usable builds");
+  REQUIRE_FALSE(labels.size() < 2);  // the machine has what the test needs
   Sandbox sb("answers26");
   write_text(sb.dir / "one.py", "print(1)\n");
   fs::create_directories(sb.dir / "cache" / "gilhost");
@@ -64,7 +64,7 @@ TEST_CASE("run -p 3.99 lists every usable build, and says so before waiting for 
 
 TEST_CASE("check one.py compiles the script on each build, as run would run it", "[e2e][answers26]") {
   const std::string build = e2e::embeddable_build();
-  if (build.empty()) SKIP("needs an embeddable GIL build");
+  REQUIRE_FALSE(build.empty());  // the machine has what the test needs
   Sandbox sb("answers26");
   write_text(sb.dir / "one.py", "import sys\nx = 1\nprint(x)\n");
   const auto good = sb.gilhost("check one.py -p " + build);
@@ -82,7 +82,7 @@ TEST_CASE("check one.py compiles the script on each build, as run would run it",
 
 TEST_CASE("run checks call and setup names before it runs, located as check says it", "[e2e][answers26]") {
   const std::string build = e2e::embeddable_build();
-  if (build.empty()) SKIP("needs an embeddable GIL build");
+  REQUIRE_FALSE(build.empty());  // the machine has what the test needs
   Sandbox sb("answers26");
   write_text(sb.dir / "work.py", "def real():\n    return 1\n");
   write_text(sb.dir / "x.toml",
@@ -105,7 +105,7 @@ TEST_CASE("-m timeit compares timeit's own time per loop, not its wall time", "[
       if (i.value("supported", false) && !i.value("free_threaded", false) && i.value("shared", false) &&
           i.value("label", "").find('(') == std::string::npos)
         gil.push_back(i.value("label", ""));
-  if (gil.size() < 2) SKIP("needs two embeddable GIL builds");
+  REQUIRE_FALSE(gil.size() < 2);  // the machine has what the test needs
   const std::string a = gil[gil.size() - 2], b = gil.back();
   Sandbox sb("answers26");
   const auto r = sb.gilhost("run -m timeit -p " + a + " -p " + b +
@@ -163,7 +163,7 @@ TEST_CASE("threads carry their Python names, and the main thread is marked", "[e
   std::string old;
   for (const auto& l : usable_labels())
     if (l.rfind("3.1", 0) == 0 && l.rfind("3.14", 0) != 0 && l.find('(') == std::string::npos && l.back() != 't') old = l;
-  if (old.empty()) SKIP("needs a 3.10-3.13 build");
+  REQUIRE_FALSE(old.empty());  // the machine has what the test needs
   Sandbox sb("answers26");
   write_text(sb.dir / "named.py",
              "import threading, time\n"
@@ -199,7 +199,7 @@ TEST_CASE("threads carry their Python names, and the main thread is marked", "[e
 
 TEST_CASE("--param over a swept key runs the case once, named by the value", "[e2e][answers26]") {
   const std::string build = e2e::embeddable_build();
-  if (build.empty()) SKIP("needs an embeddable GIL build");
+  REQUIRE_FALSE(build.empty());  // the machine has what the test needs
   Sandbox sb("answers26");
   write_text(sb.dir / "work.py", "def run(n):\n    return n\n");
   write_text(sb.dir / "x.toml",
