@@ -1,7 +1,9 @@
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "config/adhoc.hpp"
 #include "config/loader.hpp"
 #include "cli/python_check.hpp"
 #include "discover/selector.hpp"
@@ -26,6 +28,12 @@ class Builds {
     Selection sel = select_interpreters(found_->found, selectors, [&](const std::string& path, std::string& reason) {
       return cache_.probe(path, "explicit", reason);
     });
+    if (!co_.pythons.empty() && !sel.unmatched.empty()) {
+      // -p's discovery skipped builds whose path names another version: list every usable one.
+      sel.unmatched = select_interpreters(discover_every(co_, cache_).found, selectors, [&](const std::string& path, std::string& reason) {
+                        return cache_.probe(path, "explicit", reason);
+                      }).unmatched;
+    }
     if (!co_.pythons.empty())
       for (const auto& s : sel.unmatched) problems.push_back(ex.path + ": selector '" + s.selector + "': " + s.reason);
     if (sel.selected.empty()) problems.push_back(ex.path + ": no Python build selected to check the scripts on");
@@ -37,8 +45,23 @@ class Builds {
   ProbeCache cache_;
   std::optional<Discovery> found_;
 };
+// A script, as `gilhost run script.py` would run it: compiled on each selected build (-p, or all).
+std::vector<std::string> check_script(const std::string& f, Builds& found, std::string& summary) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(f, ec)) return {f + ": no such file"};
+  const Experiment ex = load_script_experiment(f, {});
+  std::vector<std::string> problems;
+  const std::vector<Interpreter> builds = found.for_experiment(ex, problems);
+  for (auto& p : check_python_side(ex, builds)) problems.push_back(std::move(p));
+  std::vector<std::string> labels;
+  for (const auto& b : builds) labels.push_back(b.label);
+  summary = f + ": ok — the script compiles on " + join(labels, ", ");
+  return problems;
+}
+
 // The TOML side (every profile loads), then the Python side on each selected build.
 std::vector<std::string> check_file(const std::string& f, Builds& found, std::string& summary) {
+  if (is_python_script(f)) return check_script(f, found, summary);
   Experiment ex = load_experiment(f);
   for (const auto& p : ex.profile_names) load_experiment(f, p);
   std::vector<std::string> problems;

@@ -194,28 +194,61 @@ CheckerAnswer parse_checker_answer(const std::string& text) {
   }
 }
 
-std::vector<std::string> check_python_side(const Experiment& ex, const std::vector<Interpreter>& builds) {
+namespace {
+
+// Each file of the experiment, with the names its cases ask of it and the cases themselves.
+struct Targets {
   std::map<Target, std::set<std::string>> names;
   std::map<Target, std::vector<const Case*>> cases_of;
-  for (const Case& c : ex.cases) {
-    for (const auto& f : functions_named(c)) names[target_of(c)].insert(f.name);
-    cases_of[target_of(c)].push_back(&c);
+  explicit Targets(const Experiment& ex) {
+    for (const Case& c : ex.cases) {
+      std::set<std::string>& asked = names[target_of(c)];  // every file has its entry, maybe empty
+      for (const auto& f : functions_named(c)) asked.insert(f.name);
+      cases_of[target_of(c)].push_back(&c);
+    }
   }
-  Findings found;
-  std::set<std::string> executables;
-  for (const Interpreter& b : builds) {
-    if (!executables.insert(b.executable).second) continue;  // 3.14t+gil: the same parser as 3.14t
-    for (const auto& [target, cases] : cases_of)
-      if (runs_on(cases, b))  // a script for 3.14 only need not compile on 3.9
-        found.add(ex, target, b, ask(b, target, names[target]));
-  }
-  std::vector<std::string> problems = found.build_lines();
+};
+
+// The located line of each call or setup that a file that parsed does not bind, once each.
+void add_missing_lines(const Experiment& ex, const Findings& found, std::vector<std::string>& problems) {
   for (const Case& c : ex.cases)
     if (const auto it = found.parsed.find(target_of(c)); it != found.parsed.end())
       for (const auto& f : functions_named(c))
         if (const std::string line = missing_line(f, it->second); !line.empty() &&
             std::find(problems.begin(), problems.end(), line) == problems.end())  // a sweep: one line
           problems.push_back(line);
+}
+
+}  // namespace
+
+std::vector<std::string> check_python_side(const Experiment& ex, const std::vector<Interpreter>& builds) {
+  const Targets targets(ex);
+  Findings found;
+  std::set<std::string> executables;
+  for (const Interpreter& b : builds) {
+    if (!executables.insert(b.executable).second) continue;  // 3.14t+gil: the same parser as 3.14t
+    for (const auto& [target, cases] : targets.cases_of)
+      if (runs_on(cases, b))  // a script for 3.14 only need not compile on 3.9
+        found.add(ex, target, b, ask(b, target, targets.names.at(target)));
+  }
+  std::vector<std::string> problems = found.build_lines();
+  add_missing_lines(ex, found, problems);
+  return problems;
+}
+
+std::vector<std::string> check_function_names(const Experiment& ex, const std::vector<Interpreter>& builds) {
+  const Targets targets(ex);
+  Findings found;
+  for (const auto& [target, cases] : targets.cases_of) {
+    if (targets.names.at(target).empty()) continue;  // main mode: nothing named, nothing to ask
+    for (const Interpreter& b : builds)
+      if (runs_on(cases, b)) {
+        found.add(ex, target, b, ask(b, target, targets.names.at(target)));
+        break;
+      }
+  }
+  std::vector<std::string> problems;
+  add_missing_lines(ex, found, problems);
   return problems;
 }
 

@@ -33,4 +33,9 @@ CheckerAnswer parse_checker_answer(const std::string& json);
 // "x.toml:12:8: call = \"nope\": x.py has no top-level function 'nope' (functions: a, b)"); empty: all good.
 std::vector<std::string> check_python_side(const Experiment& ex, const std::vector<Interpreter>& builds);
 
+// `run`'s check before it runs: only the names of calls and setups, each file asked of the first build
+// that runs its cases (a syntax error is left to the runs, which report it per build). The same located
+// lines as check_python_side; empty when every name is bound, or no case names a function.
+std::vector<std::string> check_function_names(const Experiment& ex, const std::vector<Interpreter>& builds);
+
 }  // namespace gilhost

@@ -114,11 +114,26 @@ Experiment load_script_experiment(const std::string& script, const std::vector<s
   return with_arguments(load_experiment_text(script_experiment_toml(script, shown_arguments(argv)), where.string(), options), argv);
 }
 
+std::string own_loop_count_warning(const std::string& module) {
+  const std::string top = module.substr(0, module.find('.'));
+  if (top != "pyperf" && top != "pyperformance") return "";
+  return "-m " + module + " chooses its own loop counts, so its wall time, and the ratios of it, do not track "
+         "speed: compare the figure it prints instead (--extract NAME=REGEX, one group around the number)";
+}
+
 Experiment load_module_experiment(const std::string& module, const std::vector<std::string>& argv,
                                   const LoadOptions& options) {
   // Like `python -m`, the module is looked for from the working directory.
   const fs::path where = fs::current_path() / ("-m " + module + " (as an experiment)");
-  return with_arguments(load_experiment_text(module_experiment_toml(module, shown_arguments(argv)), where.string(), options), argv);
+  Experiment ex = with_arguments(load_experiment_text(module_experiment_toml(module, shown_arguments(argv)), where.string(), options), argv);
+  // A module that picks its own loop count: its own figure per loop is what builds are compared by.
+  if (const auto timing = known_timing(module))
+    for (auto& c : ex.cases) {
+      overlay_extracts(c.extract, {timing->spec});
+      c.compare = timing->spec.name;
+      c.compare_what = timing->what;
+    }
+  return ex;
 }
 
 }  // namespace gilhost

@@ -29,6 +29,11 @@ Experiment load_script_experiment(const std::string& script, const std::vector<s
 Experiment load_module_experiment(const std::string& module, const std::vector<std::string>& argv,
                                   const LoadOptions& options = {});
 
+// For `-m MODULE`: a warning where the module chooses how much work to do itself and gilhost does not read
+// its own figure (pyperf, pyperformance), so the run's wall time does not track speed; "" otherwise
+// (timeit's own time per loop is read: config/extract's known_timing).
+std::string own_loop_count_warning(const std::string& module);
+
 // A TOML basic string holding `text` exactly: "…" with \\, \" and control characters escaped.
 std::string toml_quote(const std::string& text);
 

@@ -64,7 +64,9 @@ nlohmann::json Experiment::to_json() const {
                           {"show", c.show},
                           {"requires", requires},
                           {"expect", expects},
-                          {"extract", extract}});
+                          {"extract", extract},
+                          {"compare", c.compare},
+                          {"compare_what", c.compare_what}});
   }
   nlohmann::json views_json = nlohmann::json::array();
   for (const auto& v : views) views_json.push_back(view_to_json(v));

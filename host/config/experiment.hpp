@@ -64,6 +64,10 @@ struct Case {
   std::vector<Expectation> expects;
   // Numbers its stdout holds, made metrics: [experiment.extract], then [case.extract], then --extract.
   std::vector<ExtractSpec> extract;
+  // The metric ratios between builds compare instead of the wall time ("" : the wall time), and what it
+  // is in words: a module that chooses its own loop count (timeit) makes its wall time meaningless.
+  std::string compare{};
+  std::string compare_what{};
   SourcePos where;
 };
 

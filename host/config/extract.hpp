@@ -4,6 +4,7 @@
 // lookaround) with exactly one capture group around the number; results/extract_metrics applies it to a
 // run's captured stdout. RE2 matches in time linear in the text and bounded stack, whatever a script prints.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,20 @@ struct ExtractSpec {
   std::string pattern;  // the regex as written
   std::shared_ptr<const re2::RE2> regex;  // compiled once, at load time (RE2 is not copyable; a sweep's cases share it)
   SourcePos where;      // the entry (file:line:column, or "--extract")
+  // The group holds a time with its unit, as timeit prints it ("637 usec"): the metric is in seconds.
+  bool duration = false;
 };
+
+// What a known module prints of its own timing, read as a metric in seconds, or nullopt for a module
+// gilhost does not know: `python -m timeit` prints "200 loops, best of 5: 637 usec per loop".
+struct KnownTiming {
+  ExtractSpec spec;
+  std::string what;  // "timeit's time per loop", as the report says what it compared
+};
+std::optional<KnownTiming> known_timing(const std::string& module);
+
+// "637 usec", "1.2 msec", "35.1 nsec", "2 sec" (timeit's units) in seconds; nullopt for anything else.
+std::optional<double> parse_duration(const std::string& text);
 
 // The regex compiled, or null and why it cannot be used: not an RE2 regex, or not exactly one capture
 // group (the number). `problem` is a sentence a user can act on.

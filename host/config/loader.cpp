@@ -58,8 +58,11 @@ nlohmann::json to_json(const toml::node& node) {
 class Loader {
  public:
   // `profile_params`: the applied profile's params, which cases read after [params] and their own.
-  Loader(std::string path, std::string profile, nlohmann::json profile_params, const std::vector<std::string>& extracts)
-      : path_(std::move(path)), profile_(std::move(profile)), profile_params_(std::move(profile_params)) {
+  // `overrides`: --param, which also replaces a sweep over its key.
+  Loader(std::string path, std::string profile, nlohmann::json profile_params, nlohmann::json overrides,
+         const std::vector<std::string>& extracts)
+      : path_(std::move(path)), profile_(std::move(profile)), profile_params_(std::move(profile_params)),
+        overrides_(std::move(overrides)) {
     dir_ = fs::absolute(fs::path(path_)).parent_path();
     read_extract_options(extracts);
   }
@@ -594,6 +597,15 @@ class Loader {
           continue;
         }
         std::vector<nlohmann::json> next;
+        const std::string key(k.str());
+        if (overrides_.contains(key)) {  // --param n=100 on a sweep over n: the case runs once, with n=100
+          for (auto combo : combos) {
+            combo[key] = overrides_.at(key);
+            next.push_back(std::move(combo));
+          }
+          combos = std::move(next);
+          continue;
+        }
         for (const auto& combo : combos)
           for (auto&& value : *values) {
             nlohmann::json c2 = combo;
@@ -712,6 +724,7 @@ class Loader {
   std::string profile_;
   toml::source_region rounds_src_;  // where repeat is written, else the [experiment] table
   nlohmann::json profile_params_;
+  nlohmann::json overrides_;
   fs::path dir_;
   toml::source_region baseline_src_;
   std::vector<ExtractSpec> experiment_extract_;  // [experiment.extract]: every case's
@@ -748,7 +761,7 @@ Experiment load_root(const toml::table& root, const std::string& path, const Loa
   if (!options.profile.empty())
     if (auto ps = root["profile"][options.profile]["params"].as_table()) profile_params = to_json(*ps);
   profile_params.merge_patch(options.params);  // the command line wins over the profile
-  Experiment ex = Loader(path, options.profile, profile_params, options.extracts).load(root);
+  Experiment ex = Loader(path, options.profile, profile_params, options.params, options.extracts).load(root);
   ex.params.merge_patch(options.params);
   ex.extract_options = options.extracts;
   ex.param_overrides = options.params;

@@ -16,4 +16,12 @@ Discovery discover_all(const CommonOptions& o, ProbeCache& cache) {
   return discover(d, cache);
 }
 
+Discovery discover_every(const CommonOptions& o, ProbeCache& cache) {
+  CommonOptions every = o;
+  every.pythons.clear();
+  for (const auto& p : o.pythons)
+    if (p.find('/') != std::string::npos) every.pythons.push_back(p);  // paths stay explicit, and skip nothing
+  return discover_all(every, cache);
+}
+
 }  // namespace gilhost

@@ -16,5 +16,8 @@ struct CommonOptions {
 
 // Every build found, plus the paths among the selectors (a path+gil probes that path).
 Discovery discover_all(const CommonOptions& o, ProbeCache& cache);
+// The same, but no build skipped for a version in its path that -p does not name: what an error that
+// lists the usable builds needs.
+Discovery discover_every(const CommonOptions& o, ProbeCache& cache);
 
 }  // namespace gilhost

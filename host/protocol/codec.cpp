@@ -65,6 +65,8 @@ void to_json(json& j, const Outcome& o) {
        {"gil_reenabled_by", o.gil_reenabled_by},
        {"threads_alive", optional_json(o.threads_alive)},
        {"python_version", o.python_version}};
+  if (!o.thread_names.empty()) j["thread_names"] = o.thread_names;  // [[tid, name], ...]
+  if (o.main_native_id) j["main_native_id"] = *o.main_native_id;
 }
 
 void to_json(json& j, const InterpreterOutcome& one) {
@@ -248,6 +250,11 @@ Outcome outcome_from(const json& j) {
   }
   read(j, "threads_alive", o.threads_alive);
   read(j, "python_version", o.python_version);
+  for (const json& t : array_at(j, "thread_names")) {
+    if (!t.is_array() || t.size() != 2 || !t[1].is_string()) wrong("thread_names", "a list of [native_id, name]");
+    o.thread_names.emplace_back(as_int64(t[0], "thread_names"), t[1].get<std::string>());
+  }
+  read(j, "main_native_id", o.main_native_id);
   return o;
 }
 

@@ -54,6 +54,10 @@ struct Outcome {
   std::vector<std::string> gil_reenabled_by;  // modules seen turning the GIL back on
   std::optional<std::int64_t> threads_alive;  // threading.active_count() at the end
   std::string python_version;                 // "3.12.4"
+  // Each Python thread seen (started in the case, or alive at its end): its native id (the kernel's tid)
+  // and name. main_native_id: the thread that ran the case. Empty / absent from an older runner.
+  std::vector<std::pair<std::int64_t, std::string>> thread_names;
+  std::optional<std::int64_t> main_native_id;
 };
 
 // Where the case was bracketed: the runner around an embedded call, the bootstrap in an interpreter run

@@ -43,6 +43,17 @@ std::map<std::string, std::string> resolve_baseline(const Section& s, const std:
   return by_host;
 }
 
+// The case's ratio: of the metric it compares by (timeit's time per loop), else of wall time.
+RatioStat case_ratio(Section& s, const std::string& case_name, const Cell& num, const Cell& den) {
+  for (const auto& c : s.experiment_meta.cases)
+    if (c.name == case_name && !c.compare.empty()) {
+      const std::string note = "compared: " + c.compare_what + " (metric " + c.compare + "), not the wall time";
+      if (std::find(s.notes.begin(), s.notes.end(), note) == s.notes.end()) s.notes.push_back(note);
+      return metric_ratio(num.runs, den.runs, c.compare);
+    }
+  return wall_ratio(num.runs, den.runs);
+}
+
 void compute_vs_baseline(Section& s, const std::string& selector) {
   s.baseline_python = selector;
   const auto by_host = resolve_baseline(s, selector);
@@ -68,7 +79,7 @@ void compute_vs_baseline(Section& s, const std::string& selector) {
     if (base == s.baseline_of.end()) continue;
     const Cell* b = s.summary.cell(key.first, base->second);
     if (!b) continue;
-    RatioStat r = wall_ratio(cell.runs, b->runs);
+    RatioStat r = case_ratio(s, key.first, cell, *b);
     if (r.valid()) s.vs_baseline[key] = r;
   }
 }

@@ -38,6 +38,10 @@ struct RatioStat {
 RatioStat wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<RunRecord>& den_runs);
 // The unpaired ratio whatever the repeat indices: two sessions' runs share no round (compare of two files).
 RatioStat unpaired_wall_ratio(const std::vector<RunRecord>& num_runs, const std::vector<RunRecord>& den_runs);
+// The same rule for a metric the runs recorded (a run without it, or with a value <= 0, does not count):
+// timeit's time per loop, where its loop count makes the wall time meaningless.
+RatioStat metric_ratio(const std::vector<RunRecord>& num_runs, const std::vector<RunRecord>& den_runs,
+                       const std::string& metric);
 
 // A table cell: "1.23x (1.10–1.40)" where the interval excludes 1 at 95 %, "no difference (0.9–1.4, n=3)"
 // where it does not (report/evidence's ratio_cell), "-".

@@ -1,5 +1,6 @@
 #include "report/text.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "report/fit.hpp"
@@ -122,7 +123,9 @@ std::string section_text(const Section& s, const TextOptions& o) {
   }
   if (s.compares_builds()) {
     out += "\n" + wide_table_text(s.vs_baseline_table, o.width);
-    out += "vs " + s.baseline_python + ": wall / wall of the " + s.baseline_python +
+    const bool by_metric = std::any_of(s.notes.begin(), s.notes.end(), [](const std::string& n) { return starts_with(n, "compared: "); });
+    out += "vs " + s.baseline_python + (by_metric ? ": the compared figure (note below) / that of the " : ": wall / wall of the ") +
+           s.baseline_python +
            " build on the same machine, same case, paired by repeat (Hodges-Lehmann, its interval)\n";
   }
   for (const auto& note : s.notes) out += "note: " + note + "\n";

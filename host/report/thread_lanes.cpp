@@ -87,11 +87,12 @@ std::vector<const ThreadRecord*> lane_threads(const ThreadStates& ts) {
 }
 
 std::string lane_svg(const ThreadRecord& t, double y, double lane_h, int left, double ns_per_px) {
-  const std::string tip = fmt::format("{} (tid {}, pid {}{}): {}", t.name, t.tid, t.pid, t.python ? "" : ", not Python",
+  const std::string name = t.main ? t.name + " (main)" : t.name;
+  const std::string tip = fmt::format("{} (tid {}, pid {}{}): {}", name, t.tid, t.pid, t.python ? "" : ", not Python",
                                       shares_text(shares_of(t.times)));
   std::string out = fmt::format("<g class=\"lane\" data-tid=\"{}\" data-python=\"{}\"><title>{}</title>", t.tid, t.python ? "true" : "false", e(tip));
   out += fmt::format("<text class=\"lane-label{}\" x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{} {}</text>",
-                     t.python ? "" : " other", left - 6, num(y + lane_h / 2), svg_label(t.name, 18), t.tid);
+                     t.python ? "" : " other", left - 6, num(y + lane_h / 2), svg_label(name, 18), t.tid);
   for (const auto& span : drawn_spans(thread_spans(t), kMinSpanPx * ns_per_px)) {
     const double x0 = left + static_cast<double>(span.start_ns) / ns_per_px;
     const double w = static_cast<double>(span.end_ns - span.start_ns) / ns_per_px;

@@ -39,6 +39,7 @@ std::string process_name(const RunRecord& r) {
 // A thread as its track is named: its name, and its process where the run had several.
 std::string thread_name(const ThreadRecord& t, bool several_processes) {
   std::string name = t.name.empty() ? "thread" : t.name;
+  if (t.main) name += " (main)";
   if (several_processes) name += fmt::format(" (pid {})", t.pid);
   if (!t.python) name += " [not Python]";
   return name;

@@ -126,7 +126,10 @@ Extracted extract_metrics(const std::vector<ExtractSpec>& specs, const std::stri
       if (!RE2::PartialMatch(lines[n], *spec.regex, &group)) continue;
       found = true;
       const std::string text = group.data() ? std::string(group.data(), group.size()) : "";
-      if (auto number = parse_printed_number(text)) {
+      std::optional<nlohmann::json> number;
+      if (!spec.duration) number = parse_printed_number(text);
+      else if (const auto seconds = parse_duration(text)) number = nlohmann::json(*seconds);
+      if (number) {
         out.metrics[spec.name] = *number;
       } else {
         out.notes.push_back("extract: " + spec.name + " = " + quoted(spec.pattern) + " matched line " + std::to_string(n + 1) +

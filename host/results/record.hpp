@@ -200,6 +200,8 @@ struct CaseInfo {
   std::vector<SweepValue> sweep;
   // [case.extract]: metric name -> the regex its number was read with from stdout (by name).
   std::vector<std::pair<std::string, std::string>> extract;
+  // The metric the case's ratios compare instead of wall time, and what it is in words ("" : wall).
+  std::string compare{}, compare_what{};
 };
 
 // The experiment after profile and sweeps: `document` is all of it as the config wrote it (kept whole in

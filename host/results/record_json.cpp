@@ -289,6 +289,7 @@ void thread_fields(Thread& t, Visit&& visit) {  // and its times and timeline
   visit("pid", t.pid);
   visit("tid", t.tid);
   visit("name", t.name);
+  visit("main", t.main);
   visit("python", t.python);
   visit("gil_located", t.gil_located);
   visit("start_ns", t.start_ns);
@@ -613,6 +614,8 @@ ExperimentInfo experiment_info(const json& document) {
         for (const auto& [k, v] : sweep->items())
           info.sweep.push_back({k, v.is_string() ? v.get<std::string>() : v.dump(),
                                 v.is_number_integer() ? std::optional<std::int64_t>(v.get<std::int64_t>()) : std::nullopt});
+      info.compare = one.text("compare");
+      info.compare_what = one.text("compare_what");
       if (const json* extract = one.find("extract"); extract && extract->is_object())
         for (const auto& [name, regex] : extract->items())
           if (regex.is_string()) info.extract.emplace_back(name, regex.get<std::string>());

@@ -56,4 +56,14 @@ ThreadTimes& ThreadTimes::operator+=(const ThreadTimes& o) {
   return *this;
 }
 
+void name_python_threads(ThreadStates& states, const std::vector<std::pair<std::int64_t, std::string>>& names,
+                         std::optional<std::int64_t> main_tid) {
+  for (auto& t : states.threads) {
+    if (!t.python) continue;
+    for (const auto& [tid, name] : names)
+      if (tid == t.tid && !name.empty()) t.name = name;
+    t.main = main_tid && *main_tid == t.tid;
+  }
+}
+
 }  // namespace gilhost

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gilhost {
@@ -53,7 +54,8 @@ struct ThreadSegment {
 
 struct ThreadRecord {
   std::int64_t pid = 0, tid = 0;
-  std::string name;     // /proc's comm: what the thread (or its process) calls itself
+  std::string name;     // the Python thread's name where the runner said it, else /proc's comm
+  bool main = false;    // the thread that ran the case (Python's main thread)
   bool python = true;   // a thread of a Python process of the run (the runner, the interpreter, its workers)
   bool gil_located = false;  // its process's GIL was located, so GIL waits are told from lock waits
   std::int64_t start_ns = 0, end_ns = 0;  // first and last sight, since the run's spawn
@@ -89,5 +91,10 @@ struct ThreadStates {
   // Time waiting for the GIL / time the Python threads lived: the headline figure.
   double gil_wait_share() const { return python_totals.share(ThreadState::gil); }
 };
+
+// The runner's names of its Python threads, by native id (3.9–3.13 leave /proc naming each thread after
+// the runner): each Python thread whose tid is named takes that name; `main_tid`'s is marked main.
+void name_python_threads(ThreadStates& states, const std::vector<std::pair<std::int64_t, std::string>>& names,
+                         std::optional<std::int64_t> main_tid);
 
 }  // namespace gilhost

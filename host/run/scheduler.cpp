@@ -286,6 +286,7 @@ void take_timings(RunRecord& r, const ChildResult& child) {
 void take_outcome(RunRecord& r, const Interpreter& in, const ChildResult& child) {
   const protocol::CaseEvent* cs = find_event(child.events.case_event);
   const protocol::Outcome outcome = cs ? cs->outcome : protocol::Outcome{};
+  if (r.thread_states) name_python_threads(*r.thread_states, outcome.thread_names, outcome.main_native_id);
   r.has_result = outcome.has_result;
   r.result = outcome.result;
   r.metrics = outcome.metrics;

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/python_check.hpp"
 #include "config/adhoc.hpp"
 #include "config/loader.hpp"
 #include "config/precision.hpp"
@@ -84,6 +85,42 @@ std::string runner_path() {
   return companion_program("gilhost-runner");
 }
 
+Selection select_for(const std::vector<std::string>& selectors, ProbeCache& cache, const Discovery& discovery) {
+  return select_interpreters(discovery.found, selectors, [&](const std::string& path, std::string& reason) {
+    auto i = cache.probe(path, "explicit", reason);
+    if (i) i->label = i->short_label() + " (" + path + ")";
+    return i;
+  });
+}
+
+// 2 when a -p selector selects no build (a typo must not cost a whole session), 0 otherwise. Discovery
+// for -p skips builds whose path names another version; the message lists every usable build, so it
+// looks again without skipping.
+int check_python_selectors(const CommonOptions& co, ProbeCache& cache, const Discovery& discovery) {
+  if (co.pythons.empty() || select_for(co.pythons, cache, discovery).unmatched.empty()) return 0;
+  const Discovery all = discover_every(co, cache);
+  std::cerr << "gilhost: no interpreter matches a -p selector, so nothing ran:\n";
+  for (const auto& s : select_for(co.pythons, cache, all).unmatched) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
+  return 2;
+}
+
+// What can be said before anything runs: a call or setup that names no function (2, located as check
+// says it, not once per run), and a module whose wall time does not track speed (a warning).
+int check_before_running(const RunOptions& ro, const Experiment& ex, const std::vector<Interpreter>& builds) {
+  if (!ro.module.empty())
+    if (const std::string warning = own_loop_count_warning(ro.module); !warning.empty())
+      std::cerr << "gilhost: warning: " << warning << "\n";
+  try {
+    if (const auto missing = check_function_names(ex, builds); !missing.empty()) {
+      for (const auto& m : missing) std::cerr << m << "\n";
+      return 2;
+    }
+  } catch (const std::runtime_error& e) {  // the checker itself failed: the runs will say what is wrong
+    std::cerr << "gilhost: warning: could not check the functions named before running: " << e.what() << "\n";
+  }
+  return 0;
+}
+
 // "63 runs (3 cases x 7 interpreters x 3 rounds)"; with a precision target the count is open-ended:
 // "63+ runs (3 cases x 7 interpreters x 3+ rounds, to ±5 %: ...)".
 std::string plan_summary(const Experiment& ex, const Plan& plan, std::size_t builds) {
@@ -137,11 +174,7 @@ std::optional<Experiment> load_for_run(const std::string& file, const RunOptions
 std::optional<Selection> select_for_run(const Experiment& ex, const std::string& file, const RunOptions& ro,
                                         const CommonOptions& co, ProbeCache& cache, const Discovery& discovery) {
   const std::vector<std::string>& selectors = co.pythons.empty() ? ex.interpreters : co.pythons;
-  Selection sel = select_interpreters(discovery.found, selectors, [&](const std::string& path, std::string& reason) {
-    auto i = cache.probe(path, "explicit", reason);
-    if (i) i->label = i->short_label() + " (" + path + ")";
-    return i;
-  });
+  Selection sel = select_for(selectors, cache, discovery);
   if (!co.pythons.empty() && !sel.unmatched.empty()) {  // a -p typo must not cost a whole session
     std::cerr << "gilhost: no interpreter matches a -p selector, so nothing ran:\n";
     for (const auto& s : sel.unmatched) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
@@ -152,6 +185,7 @@ std::optional<Selection> select_for_run(const Experiment& ex, const std::string&
     for (const auto& s : sel.skipped) std::cerr << "  " << s.selector << ": " << s.reason << "\n";
     return std::nullopt;
   }
+  if (check_before_running(ro, ex, sel.selected) != 0) return std::nullopt;
   if (ro.force_exec)
     for (auto& i : sel.selected) i.shared = false;  // the interpreter itself is the child
   return sel;
@@ -284,6 +318,10 @@ int cmd_run(const RunOptions& ro, const CommonOptions& co) {
       return 2;
     }
   }
+  ProbeCache cache(ProbeCache::default_path(), !co.no_cache);
+  Discovery discovery = discover_all(co, cache);
+  // A -p typo is said before waiting for another session's lock, not after.
+  if (const int rc = check_python_selectors(co, cache, discovery); rc != 0) return rc;
   // One measuring session per machine; a dry run measures nothing and takes no lock.
   SessionLock lock;
   if (!ro.no_lock && !ro.dry_run) {
@@ -299,8 +337,6 @@ int cmd_run(const RunOptions& ro, const CommonOptions& co) {
   std::signal(SIGHUP, on_terminate);
   std::signal(SIGPIPE, SIG_IGN);
   become_subreaper();
-  ProbeCache cache(ProbeCache::default_path(), !co.no_cache);
-  Discovery discovery = discover_all(co, cache);
   int worst = 0;
   // -m MODULE: one "file", named as the command line named it.
   const std::vector<std::string> targets = ro.module.empty() ? ro.files : std::vector<std::string>{"-m " + ro.module};

@@ -14,7 +14,7 @@ constexpr char kBootstrap[] = R"PY(
 import sys, os, time
 
 _state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
-          "exit_code": 0, "fn": None, "code": None, "gil_reenabled_by": []}
+          "exit_code": 0, "fn": None, "code": None, "gil_reenabled_by": [], "thread_names": {}}
 
 
 def _json_str(s):
@@ -216,6 +216,55 @@ def _watch_gil_reenabling():
     _imp.create_builtin = watch(_imp.create_builtin)
 
 
+def _watch_thread_names():
+    # Each Python thread's name by native id, for the host's thread table: before 3.14 /proc names every
+    # thread after the runner. threading keeps _thread's starter under its own name when imported, so the
+    # starter is wrapped in both; a thread records its name as it starts, however short it lives.
+    import _thread
+    names = _state["thread_names"]
+
+    def named(function):
+        owner = getattr(function, "__self__", None)  # a Thread's _bootstrap
+        if owner is None or not hasattr(owner, "name"):
+            return function
+
+        def run(*args, **kwargs):
+            try:
+                names[_thread.get_native_id()] = str(owner.name)
+            except BaseException:
+                pass
+            return function(*args, **kwargs)
+        return run
+
+    threading = sys.modules.get("threading")
+    for attr in ("start_new_thread", "start_joinable_thread"):
+        start = getattr(_thread, attr, None)
+        if start is None:
+            continue
+
+        def wrapped(function, *args, _start=start, **kwargs):
+            return _start(named(function), *args, **kwargs)
+        setattr(_thread, attr, wrapped)
+        if threading is not None and getattr(threading, "_" + attr, None) is start:
+            setattr(threading, "_" + attr, wrapped)
+
+
+def _thread_names():
+    # [[native_id, name], ...]: every thread seen starting, renamed as the live ones are named at the end.
+    import _thread
+    names = _state["thread_names"]
+    names[_thread.get_native_id()] = "MainThread"
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        try:
+            for t in threading.enumerate():
+                if getattr(t, "native_id", None) is not None:
+                    names[t.native_id] = str(t.name)
+        except BaseException:
+            pass
+    return [[k, v] for k, v in list(names.items())]
+
+
 def _gil_forced():
     # PYTHON_GIL=1 or -X gil=1 on a free-threaded build: sys.flags.gil is None there unless one is given.
     return bool(_spec.get("free_threaded")) and getattr(sys.flags, "gil", None) == 1
@@ -260,6 +309,7 @@ def _prepare():
     _install_gilhost_module()
     if _spec.get("free_threaded") and hasattr(sys, "_is_gil_enabled"):
         _watch_gil_reenabling()
+    _watch_thread_names()
     _state["gil_enabled_before"] = _gil_enabled()
     try:
         if _spec["mode"] == "call":
@@ -336,6 +386,8 @@ def _finish():
         "gil_reenabled_by": _state["gil_reenabled_by"],
         "threads_alive": threading.active_count() if threading is not None else 1,
         "python_version": "%d.%d.%d" % sys.version_info[:3],
+        "thread_names": _thread_names(),
+        "main_native_id": __import__("_thread").get_native_id(),
     }
     recorded = '"result":%s,"metrics":%s,"marks":%s' % (result or "null", metrics, marks)
     return _json(fields)[:-1] + ',' + recorded + '}'

@@ -570,7 +570,13 @@ params = { n = 20 }
   const Experiment ex = gilhost::load_experiment_text(text, sb.toml_path, o);
   CHECK(find(ex, "plain").params["n"] == 7);  // over the case's own and the profile's
   CHECK(find(ex, "plain").params["extra"] == "x");
-  CHECK(find(ex, "threads[workers=2]").params["workers"] == 2);  // a sweep still sweeps
+  // --param over a swept key replaces the sweep: the case runs once, named by the value given.
+  CHECK(names(ex) == std::vector<std::string>{"threads[workers=9]", "plain"});
+  CHECK(find(ex, "threads[workers=9]").params["workers"] == 9);
+  CHECK(find(ex, "threads[workers=9]").sweep_values["workers"] == 9);
+  o.params = {{"n", 7}};  // a key the sweep does not name: it still sweeps
+  CHECK(names(gilhost::load_experiment_text(text, sb.toml_path, o)) ==
+        std::vector<std::string>{"threads[workers=1]", "threads[workers=2]", "plain"});
   CHECK(ex.to_json()["param_overrides"]["n"] == 7);
   // NaN and infinities (TOML nan, inf) are written tagged wherever the file holds the case's values: JSON
   // text has no literal for them, and dump() would write null.
@@ -579,9 +585,9 @@ params = { n = 20 }
   CHECK(tagged["param_overrides"]["n"] == nlohmann::json({{"$float", "nan"}}));
   CHECK(tagged["param_overrides"]["workers"] == nlohmann::json({{"$float", "inf"}}));
   CHECK(tagged["params"]["n"] == nlohmann::json({{"$float", "nan"}}));
-  CHECK(tagged["cases"][2]["name"] == "plain");
-  CHECK(tagged["cases"][2]["params"]["n"] == nlohmann::json({{"$float", "nan"}}));
-  CHECK(tagged["cases"][2]["params"]["workers"] == nlohmann::json({{"$float", "inf"}}));
+  CHECK(tagged["cases"][1]["name"] == "plain");
+  CHECK(tagged["cases"][1]["params"]["n"] == nlohmann::json({{"$float", "nan"}}));
+  CHECK(tagged["cases"][1]["params"]["workers"] == nlohmann::json({{"$float", "inf"}}));
 
   o = gilhost::LoadOptions();
   o.case_globs = {"thr*"};
