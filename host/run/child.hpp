@@ -44,6 +44,9 @@ struct ChildRequest {
   int event_fd = 3;            // where the child finds the event pipe
   // The token the runner was given (its --token): only its events carry it; empty: events not checked.
   std::string event_token;
+  // Where the child finds a pipe that holds event_token and then its end, to read and close before the
+  // case runs: the token on no command line (/proc/PID/cmdline is readable by the script); -1: none.
+  int token_fd = -1;
   // Where the child finds the read end of a pipe whose write end only we hold, set up so that its
   // closing (our death, kill -9 included) SIGKILLs the child's whole process group; -1: none.
   int watch_fd = -1;

@@ -234,6 +234,11 @@ RunVerdict judge_run(const Experiment& ex, const ChildResult& child) {
   } else if (child.events.foreign > 0 || child.events.unreadable > 0) {
     v.status = RunStatus::error;
     v.note = event_channel_note(child, cs != nullptr);
+  } else if (std::string why = protocol::clock_contradiction(child.events, child.spawned_at_ns, child.reaped_at_ns,
+                                                             child.exited);
+             !why.empty()) {
+    v.status = RunStatus::error;  // the record is not the runner's measurement: its figures cannot stand
+    v.note = why;
   } else if (!cs || child.exit_code != 0 || v.error) {
     // A run whose outcome never arrived is no measurement, whatever its exit status.
     v.status = RunStatus::error;
@@ -380,7 +385,8 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     req.event_token = spec.token;
     // The descriptor after the event pipe's: its closing at our death kills the run's process group.
     req.watch_fd = options.event_fd + 1;
-    req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd);
+    req.token_fd = options.event_fd + 2;  // after the watch pipe: the token in a pipe, not on argv
+    req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd, req.token_fd);
     req.env = run.interp->gil_forced ? gil_env : env;
     req.timeout_s = ex.timeout_s;
     req.sample_interval_ms = ex.sample_interval_ms;
