@@ -17,6 +17,7 @@
 #include "util/clock.hpp"
 #include "measure/sampler.hpp"
 #include "util/fd.hpp"
+#include "run/run_cgroup.hpp"
 
 namespace gilhost {
 
@@ -62,8 +63,13 @@ void place_fd(int fd, int target) {
 // In the vfork child, which shares our memory until it execs: system calls only (no allocation, no
 // locks, no return from here), with every signal blocked until the handlers are back to the defaults.
 [[noreturn]] void exec_child(const ChildRequest& req, int out_fd, int err_fd, int event_fd, int watch_fd,
-                             int token_fd, char* const* argv, char* const* envp, pid_t parent) {
+                             int token_fd, int cgroup_procs, char* const* argv, char* const* envp, pid_t parent) {
   ::setpgid(0, 0);
+  // Into the session's cgroup (run/run_cgroup): whatever the run starts stays there, setsid or not.
+  if (cgroup_procs >= 0) {
+    ssize_t ignored = ::write(cgroup_procs, "0", 1);
+    (void)ignored;
+  }
   // If we die however we die (kill -9 included), the runner dies with us rather than run on unwatched
   // (and its whole group with it: the watch pipe below).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -261,6 +267,7 @@ bool ChildRun::spawn() {
     return false;
   }
 
+  const int cgroup_procs = RunCgroup::session().procs_fd();  // made (with its guardian) at the first run
   self_ = ::getpid();
   ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper_);
   // vfork, not fork: copying our page tables cost each run 0.7-2 ms here, more than the rest of the spawn.
@@ -272,7 +279,7 @@ bool ChildRun::spawn() {
   const pid_t pid = ::vfork();
   if (pid == 0)
     exec_child(req_, out_.write.get(), err_.write.get(), events_.write.get(), watch_pipe.read.get(),
-               token_pipe.read.get(), argv.data(), envp.data(), self_);
+               token_pipe.read.get(), cgroup_procs, argv.data(), envp.data(), self_);
   const int spawn_errno = errno;
   // Ours before any signal can arrive: from here a handler's ChildGroup::kill_active() finds the group, and
   // however the run ends, the group is killed and reaped. It holds the watch pipe's write end for as long
@@ -444,6 +451,9 @@ void ChildRun::clear_up() {
     sleep_ms(round < 10 ? 1 : 10);
     leftovers = sampler_->live_members();
   }
+  // And whatever the tree walk could not see (a process of the run that left its tree and its group):
+  // the run's cgroup holds it still.
+  RunCgroup::session().kill();
   reap_orphans();
 }
 

@@ -15,6 +15,7 @@
 #include "measure/thread_states.hpp"
 #include "protocol/event_log.hpp"
 #include "run/child_group.hpp"
+#include "run/run_cgroup.hpp"
 
 namespace gilhost {
 
@@ -86,6 +87,9 @@ void become_subreaper();
 void reap_orphans();
 // Kills the process group of the run in progress, if any (async-signal-safe: for SIGINT/SIGTERM handlers):
 // ChildGroup::kill_active(), under the name main.cpp's handlers call.
-inline void kill_active_child_tree() { ChildGroup::kill_active(); }
+inline void kill_active_child_tree() {
+  ChildGroup::kill_active();
+  RunCgroup::kill_active();  // and what left the group: the run's cgroup (run/run_cgroup)
+}
 
 }  // namespace gilhost

@@ -196,18 +196,21 @@ struct RunVerdict {
 std::string event_channel_note(const ChildResult& child, bool case_reported) {
   const protocol::EventLog& ev = child.events;
   const std::string fd = std::to_string(child.event_fd);
+  // Lines it could not read first: one of them may have swallowed the runner's own event (a script's
+  // write without a newline), which makes the runner's later events look out of order.
+  std::string note;
+  if (ev.unreadable > 0)
+    note = std::to_string(ev.unreadable) + " line" + (ev.unreadable > 1 ? "s" : "") + " on the event channel (fd " +
+           fd + ") could not be read (the first: '" + ev.first_unreadable + "': " + ev.first_unreadable_why + ")" +
+           (case_reported ? "" : ", and the case was never reported") + "; did the script write to it?";
   if (ev.foreign > 0)
     // Something besides the runner wrote well-formed events: what was kept is the runner's, but the run
     // is not one to trust.
-    return std::to_string(ev.foreign) + " event" + (ev.foreign > 1 ? "s" : "") + " on the event channel (fd " + fd +
-           ") came from elsewhere and were refused (the first: " + ev.first_foreign +
-           "): a process forked in the case that returned from it, or the script wrote to the channel" +
-           (case_reported ? "" : "; the runner never reported the case");
-  if (ev.unreadable > 0)
-    return std::to_string(ev.unreadable) + " line" + (ev.unreadable > 1 ? "s" : "") + " on the event channel (fd " +
-           fd + ") could not be read (the first: '" + ev.first_unreadable + "': " + ev.first_unreadable_why + ")" +
-           (case_reported ? "" : ", and the case was never reported") + "; did the script write to it?";
-  return {};
+    note += (note.empty() ? "" : " Also: ") + std::to_string(ev.foreign) + " event" + (ev.foreign > 1 ? "s" : "") +
+            " on the event channel (fd " + fd + ") came from elsewhere and were refused (the first: " +
+            ev.first_foreign + "): a process forked in the case that returned from it, or the script wrote to the channel" +
+            (case_reported || ev.unreadable > 0 ? "" : "; the runner never reported the case");
+  return note;
 }
 
 RunVerdict judge_run(const Experiment& ex, const ChildResult& child) {
