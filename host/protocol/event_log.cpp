@@ -116,18 +116,19 @@ std::string case_contradiction(const CaseEvent& cs, std::int64_t case_at, std::i
            ", the event read at " + std::to_string(case_at) + ")";
   return "";
 }
-// From the 'ready' event's arrival (a moment after the runner sent it) to the start of finalisation, the
-// runner bootstraps, prepares and runs the case, each of which it times: a bracket mostly unaccounted for
-// (over 1 s, and more than the phases the runner claims) is a case event that claims less than the case
-// took. Embed mode only: subinterpreters are created and ended outside the times their case event claims.
-std::string unaccounted(const EventLog& log, const CaseEvent& cs, std::int64_t finalize_start) {
-  if (cs.mode != RunMode::embed || log.ready_at_ns <= 0 || finalize_start <= log.ready_at_ns) return "";
-  const std::int64_t claimed = cs.wall_ns + cs.prepare_ns + cs.bootstrap_ns.value_or(0);
-  const std::int64_t gap = finalize_start - log.ready_at_ns - claimed;
+// Between sending 'ready' and starting the case the runner bootstraps and prepares, and it times both
+// (the GIL locator's few milliseconds aside). A case that started well after that (over 1 s, and more than
+// the two it claims) has a case event that claims less than the case took: it was forged later on. The
+// 'ready' event arrived a moment after it was sent, which only shortens the span. Embed mode only:
+// subinterpreters are created between the two, untimed.
+std::string unaccounted(const EventLog& log, const CaseEvent& cs) {
+  if (cs.mode != RunMode::embed || log.ready_at_ns <= 0 || cs.start_ns <= log.ready_at_ns) return "";
+  const std::int64_t claimed = cs.prepare_ns + cs.bootstrap_ns.value_or(0);
+  const std::int64_t gap = cs.start_ns - log.ready_at_ns - claimed;
   if (gap <= 1000000000 || gap <= claimed) return "";
-  return "the case event contradicts gilhost's own clock: from the runner's 'ready' to its finalisation took " +
-         secs(finalize_start - log.ready_at_ns) + ", of which the case, its preparation and the bootstrap claim " +
-         secs(claimed) + "; a forged event?";
+  return "the case event contradicts gilhost's own clock: it says the case started " +
+         secs(cs.start_ns - log.ready_at_ns) + " after the runner's 'ready' arrived, of which the bootstrap and "
+         "the preparation claim " + secs(claimed) + "; a forged event?";
 }
 }  // namespace
 
@@ -136,6 +137,7 @@ std::string clock_contradiction(const EventLog& log, std::int64_t spawned_at, st
   const CaseEvent& cs = *log.case_event;
   if (std::string why = case_contradiction(cs, log.case_at_ns, spawned_at, reaped_at); !why.empty())
     return "the case event contradicts gilhost's own clock: " + why + "; a forged event?";
+  if (std::string why = unaccounted(log, cs); !why.empty()) return why;
   if (log.finalized) {
     const FinalizedEvent& fin = *log.finalized;
     const std::int64_t finalize_start = fin.at_ns - fin.finalize_ns;
@@ -144,7 +146,6 @@ std::string clock_contradiction(const EventLog& log, std::int64_t spawned_at, st
       return "the finalized event contradicts gilhost's own clock: Python's finalisation (CLOCK_MONOTONIC " +
              std::to_string(finalize_start) + " to " + std::to_string(fin.at_ns) +
              ") is not between the case's end and the process's reaping; a forged event?";
-    if (std::string why = unaccounted(log, cs, finalize_start); !why.empty()) return why;
   } else if (exited && cs.mode != RunMode::exec) {
     return "the case was reported, but the runner never reported its end (no 'finalized' event) though the process "
            "exited: something ended it outside the runner (os._exit after a forged case event?)";

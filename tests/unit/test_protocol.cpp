@@ -309,12 +309,14 @@ TEST_CASE("protocol: the runner's stamps are checked against the host's clocks",
   log.finalized = protocol::FinalizedEvent{600'000'000, 1, 0, 1'600'000'000};
   log.finalized_at_ns = 3'600'000'000;
   CHECK(protocol::clock_contradiction(log, spawned, reaped, true).find("the finalized event contradicts") != std::string::npos);
-  // Finalisation at 3.5 s, the runner's 'ready' read at 1.2 s: 2.3 s of which the case claims 1 us.
-  log.finalized = protocol::FinalizedEvent{100'000'000, 1, 0, 3'600'000'000};
-  log.ready_at_ns = 1'200'000'000;
-  CHECK(protocol::clock_contradiction(log, spawned, reaped, true).find("claim 0.000001 s") != std::string::npos);
-  // The same bracket with a case that took most of it: consistent.
-  protocol::EventLog honest = with_case(1'300'000'000, 3'300'000'000, 2'000'000'000, embed);
+  // The case started at 3.4 s by its event, the runner's 'ready' read at 1.2 s: 2.2 s, of which the
+  // bootstrap and the preparation claim 0.1 s (a case event forged after 2 s of the case).
+  protocol::EventLog late = with_case(3'400'000'000, 3'400'001'000, 1000, embed);
+  late.ready_at_ns = 1'200'000'000;
+  late.case_event->prepare_ns = 100'000'000;
+  CHECK(protocol::clock_contradiction(late, spawned, reaped, false).find("claim 0.100000 s") != std::string::npos);
+  // A case that started soon after 'ready', with a long finish (a big result encoded) after it: consistent.
+  protocol::EventLog honest = with_case(1'300'000'000, 1'400'000'000, 100'000'000, embed);
   honest.case_at_ns = 3'400'000'000;
   honest.ready_at_ns = 1'200'000'000;
   honest.finalized = protocol::FinalizedEvent{100'000'000, 1, 0, 3'600'000'000};
