@@ -130,16 +130,19 @@ bool RunCgroup::start_guardian() {
   if (mid == 0) {
     ::close(fds[1]);
     if (::fork() == 0) guard(fds[0], kill_fd_, events.c_str(), dir_.c_str());
-    ::_exit(0);
+    // The guardian is out; this process joins the cgroup, to learn whether a run's child can (a cgroup
+    // whose parent has processes and controllers, or not ours to write, refuses).
+    ::_exit(::write(procs_fd_, "0", 1) == 1 ? 0 : 1);
   }
+  int status = -1;
   if (mid > 0)
-    while (::waitpid(mid, nullptr, 0) < 0 && errno == EINTR) {
+    while (::waitpid(mid, &status, 0) < 0 && errno == EINTR) {
     }
   if (subreaper) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   ::close(fds[0]);
-  if (mid < 0) {
-    ::close(fds[1]);
-    why_not_ = std::string("fork: ") + std::strerror(errno);
+  if (mid < 0 || status != 0) {
+    ::close(fds[1]);  // the guardian, if there is one, removes the cgroup and exits
+    why_not_ = mid < 0 ? std::string("fork: ") + std::strerror(errno) : "a process cannot join the cgroup " + dir_;
     return false;
   }
   // Kept open, never written, for as long as we live: its closing is what the guardian waits for.
