@@ -3,6 +3,7 @@
 // key. Both C++ producers (runner_main, subinterpreters) encode here; the Python bootstrap writes the
 // `case` event of exec mode itself, in this same format (tests/unit/test_protocol.cpp runs it). gilhost
 // decodes every line here, strictly: a known event with a field of the wrong type is no event.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,12 @@ struct Envelope {
 std::string encode(const Event& event);
 // The same, with who sent it ("pid", "token"): what the runner writes.
 std::string encode(const Event& event, const Envelope& from);
+
+// The longest line gilhost takes as one event, newline excluded. The runner's own events are far smaller
+// except a case event, which carries the case's result, metrics and marks: 16 MiB leaves them room (a
+// result that size belongs in a file the case writes), while a script writing to the channel without a
+// newline costs gilhost at most this much memory. A longer line is dropped as unreadable (EventLog).
+inline constexpr std::size_t kMaxEventLine = std::size_t{16} << 20;
 
 struct Decoded {
   std::optional<Event> event;

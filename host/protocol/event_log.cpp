@@ -1,5 +1,7 @@
 #include "protocol/event_log.hpp"
 
+#include <cstdio>
+
 namespace gilhost::protocol {
 
 namespace {
@@ -7,6 +9,13 @@ namespace {
 template <typename T>
 void keep_first(std::optional<T>& slot, T&& event) {
   if (!slot) slot = std::move(event);
+}
+// ... and when it arrived.
+template <typename T>
+void keep_first(std::optional<T>& slot, T&& event, std::int64_t& slot_at, std::int64_t at) {
+  if (slot) return;
+  slot = std::move(event);
+  slot_at = at;
 }
 // The first for each interpreter; but a GIL located after the case (turned on during it) replaces a report
 // that it had none.
@@ -53,7 +62,15 @@ std::string EventLog::refusal(const Event& event, const Envelope& from) {
   return "";
 }
 
-void EventLog::take_line(const std::string& line) {
+void EventLog::take_overlong(std::uint64_t bytes) {
+  if (unreadable++ == 0) {
+    first_unreadable = "(" + std::to_string(bytes) + " bytes without a newline)";
+    first_unreadable_why = "a line over the " + std::to_string(kMaxEventLine >> 20) +
+                           " MiB bound on one event, dropped unread";
+  }
+}
+
+void EventLog::take_line(const std::string& line, std::int64_t at_ns) {
   if (line.empty()) return;
   Decoded d = decode(line);
   if (!d.event) {
@@ -70,15 +87,74 @@ void EventLog::take_line(const std::string& line) {
     }
   }
   std::visit(
-      [this](auto&& e) {
+      [this, at_ns](auto&& e) {
         using T = std::decay_t<decltype(e)>;
-        if constexpr (std::is_same_v<T, ReadyEvent>) keep_first(ready, std::move(e));
+        if constexpr (std::is_same_v<T, ReadyEvent>) keep_first(ready, std::move(e), ready_at_ns, at_ns);
         if constexpr (std::is_same_v<T, GilEvent>) keep_first_of(gils, std::move(e));
-        if constexpr (std::is_same_v<T, CaseEvent>) keep_first(case_event, std::move(e));
-        if constexpr (std::is_same_v<T, FinalizedEvent>) keep_first(finalized, std::move(e));
+        if constexpr (std::is_same_v<T, CaseEvent>) keep_first(case_event, std::move(e), case_at_ns, at_ns);
+        if constexpr (std::is_same_v<T, FinalizedEvent>) keep_first(finalized, std::move(e), finalized_at_ns, at_ns);
         if constexpr (std::is_same_v<T, RunnerErrorEvent>) keep_first(runner_error, std::move(e));
       },
       std::move(*d.event));
+}
+
+namespace {
+std::string secs(std::int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+// The case event's stamps against themselves and against the process's life and the event's arrival.
+std::string case_contradiction(const CaseEvent& cs, std::int64_t case_at, std::int64_t spawned_at, std::int64_t reaped_at) {
+  const std::int64_t lived = reaped_at - spawned_at;
+  if (cs.wall_ns < 0 || cs.wall_ns != cs.end_ns - cs.start_ns)
+    return "its wall time (" + secs(cs.wall_ns) + ") is not its own end minus its start (" +
+           secs(cs.end_ns - cs.start_ns) + ")";
+  if (cs.wall_ns > lived)
+    return "it says the case took " + secs(cs.wall_ns) + ", longer than the whole process lived (" + secs(lived) +
+           " by gilhost's clock)";
+  if (cs.start_ns < spawned_at || cs.end_ns > reaped_at || (case_at > 0 && cs.end_ns > case_at))
+    return "its start and end (CLOCK_MONOTONIC " + std::to_string(cs.start_ns) + " to " + std::to_string(cs.end_ns) +
+           ") are not inside gilhost's own bracket of the case (the process spawned at " + std::to_string(spawned_at) +
+           ", the event read at " + std::to_string(case_at) + ")";
+  return "";
+}
+// Between sending 'ready' and starting the case the runner bootstraps and prepares, and it times both
+// (the GIL locator's few milliseconds aside). A case that started well after that (over 1 s, and more than
+// the two it claims) has a case event that claims less than the case took: it was forged later on. The
+// 'ready' event arrived a moment after it was sent, which only shortens the span. Embed mode only:
+// subinterpreters are created between the two, untimed.
+std::string unaccounted(const EventLog& log, const CaseEvent& cs) {
+  if (cs.mode != RunMode::embed || log.ready_at_ns <= 0 || cs.start_ns <= log.ready_at_ns) return "";
+  const std::int64_t claimed = cs.prepare_ns + cs.bootstrap_ns.value_or(0);
+  const std::int64_t gap = cs.start_ns - log.ready_at_ns - claimed;
+  if (gap <= 1000000000 || gap <= claimed) return "";
+  return "the case event contradicts gilhost's own clock: it says the case started " +
+         secs(cs.start_ns - log.ready_at_ns) + " after the runner's 'ready' arrived, of which the bootstrap and "
+         "the preparation claim " + secs(claimed) + "; a forged event?";
+}
+}  // namespace
+
+std::string clock_contradiction(const EventLog& log, std::int64_t spawned_at, std::int64_t reaped_at, bool exited) {
+  if (!log.case_event || spawned_at <= 0 || reaped_at <= 0) return "";
+  const CaseEvent& cs = *log.case_event;
+  if (std::string why = case_contradiction(cs, log.case_at_ns, spawned_at, reaped_at); !why.empty())
+    return "the case event contradicts gilhost's own clock: " + why + "; a forged event?";
+  if (std::string why = unaccounted(log, cs); !why.empty()) return why;
+  if (log.finalized) {
+    const FinalizedEvent& fin = *log.finalized;
+    const std::int64_t finalize_start = fin.at_ns - fin.finalize_ns;
+    if (fin.at_ns > 0 && (finalize_start < cs.end_ns || fin.at_ns > reaped_at ||
+                          (log.finalized_at_ns > 0 && fin.at_ns > log.finalized_at_ns)))
+      return "the finalized event contradicts gilhost's own clock: Python's finalisation (CLOCK_MONOTONIC " +
+             std::to_string(finalize_start) + " to " + std::to_string(fin.at_ns) +
+             ") is not between the case's end and the process's reaping; a forged event?";
+  } else if (exited && cs.mode != RunMode::exec) {
+    return "the case was reported, but the runner never reported its end (no 'finalized' event) though the process "
+           "exited: something ended it outside the runner (os._exit after a forged case event?)";
+  }
+  return "";
 }
 
 }  // namespace gilhost::protocol

@@ -17,6 +17,9 @@ struct EventLog {
   std::optional<CaseEvent> case_event;
   std::optional<FinalizedEvent> finalized;
   std::optional<RunnerErrorEvent> runner_error;
+  // CLOCK_MONOTONIC as gilhost read each kept event off the pipe (0: not known): the host's own bracket
+  // of what the runner says, which the scheduler checks the runner's stamps against.
+  std::int64_t ready_at_ns = 0, case_at_ns = 0, finalized_at_ns = 0;
   int unreadable = 0;            // lines that are no event (not JSON, a torn or foreign write, a bad field)
   std::string first_unreadable;  // the first of them, cut to 120 bytes
   std::string first_unreadable_why;
@@ -29,8 +32,10 @@ struct EventLog {
   // From now on, only events with `token` from process `pid` (the runner gilhost started), in protocol
   // order, are kept. Without it (tests of the decoding alone) every readable event is, the first of a kind.
   void expect(std::string token, std::int64_t pid);
-  // One line without its newline; an empty line is nothing.
-  void take_line(const std::string& line);
+  // One line without its newline, read at `at_ns` (CLOCK_MONOTONIC; 0: not known); an empty line is nothing.
+  void take_line(const std::string& line, std::int64_t at_ns = 0);
+  // A line of `bytes` over kMaxEventLine, which was not kept: unreadable.
+  void take_overlong(std::uint64_t bytes);
 
  private:
   bool checking_ = false;
@@ -40,5 +45,14 @@ struct EventLog {
   // Why `event` from `from` is not the runner's next one, or "" when it is (and the stage moves on).
   std::string refusal(const Event& event, const Envelope& from);
 };
+
+// Why what the runner's events say contradicts gilhost's own clocks, or "" when nothing does. The script
+// runs inside the runner and can read its token from memory, so a case event is not proof; but its stamps
+// are CLOCK_MONOTONIC, as ours are, and must fit inside what we saw: the case inside the process's life
+// (spawned_at to reaped_at) and before its event arrived, its wall its own end minus start, the runner's
+// end after the case; and a runner that reported the case ends by reporting its end (`finalized`) unless
+// it was killed (`exited`: the process exited rather than died of a signal). Exec mode has no finalized
+// event, so the last check is the runner's modes' only.
+std::string clock_contradiction(const EventLog& log, std::int64_t spawned_at_ns, std::int64_t reaped_at_ns, bool exited);
 
 }  // namespace gilhost::protocol

@@ -19,6 +19,7 @@
 #include "measure/exact_recorder.hpp"
 #include "measure/sampler.hpp"
 #include "util/fd.hpp"
+#include "run/run_cgroup.hpp"
 
 namespace gilhost {
 
@@ -64,8 +65,13 @@ void place_fd(int fd, int target) {
 // In the vfork child, which shares our memory until it execs: system calls only (no allocation, no
 // locks, no return from here), with every signal blocked until the handlers are back to the defaults.
 [[noreturn]] void exec_child(const ChildRequest& req, int out_fd, int err_fd, int event_fd, int watch_fd,
-                             char* const* argv, char* const* envp, pid_t parent) {
+                             int token_fd, int cgroup_procs, char* const* argv, char* const* envp, pid_t parent) {
   ::setpgid(0, 0);
+  // Into the session's cgroup (run/run_cgroup): whatever the run starts stays there, setsid or not.
+  if (cgroup_procs >= 0) {
+    ssize_t ignored = ::write(cgroup_procs, "0", 1);
+    (void)ignored;
+  }
   // If we die however we die (kill -9 included), the runner dies with us rather than run on unwatched
   // (and its whole group with it: the watch pipe below).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -84,9 +90,16 @@ void place_fd(int fd, int target) {
   if (devnull >= 0) ::dup2(devnull, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
-  // The watch pipe first out of the way of the event pipe's number, then each to its place, inheritable.
-  if (watch_fd >= 0 && watch_fd == req.event_fd) watch_fd = ::fcntl(watch_fd, F_DUPFD_CLOEXEC, req.event_fd + 1);
+  // Each pipe first out of the way of every number they go to, so that placing one never overwrites one
+  // not yet placed; then each to its place, inheritable.
+  const int above = std::max({req.event_fd, req.watch_fd, req.token_fd}) + 1;
+  auto lift = [above](int fd) { return fd >= 0 && fd < above ? ::fcntl(fd, F_DUPFD_CLOEXEC, above) : fd; };
+  event_fd = lift(event_fd);
+  watch_fd = lift(watch_fd);
+  token_fd = lift(token_fd);
   place_fd(event_fd, req.event_fd);
+  // The token, in a pipe the runner reads to its end and closes before the case: never on a command line.
+  if (token_fd >= 0 && req.token_fd >= 0) place_fd(token_fd, req.token_fd);
   if (watch_fd >= 0 && req.watch_fd >= 0) {
     place_fd(watch_fd, req.watch_fd);
     // When its write end closes (only we hold it: we ended, kill -9 included), the kernel signals the
@@ -215,7 +228,9 @@ class ChildRun {
   bool drain_out() { return drain(out_.read.get(), [this](const char* d, std::size_t n) { cap_out_.append(d, n); }); }
   bool drain_err() { return drain(err_.read.get(), [this](const char* d, std::size_t n) { cap_err_.append(d, n); }); }
   bool drain_events() { return drain(events_.read.get(), [this](const char* d, std::size_t n) { take_events(d, n); }); }
+  Pipe token_in_pipe() const;
   void take_events(const char* d, std::size_t n);
+  void end_event_line(std::int64_t at);  // the line in event_buf_ (or the over-long one) is complete
 
   const ChildRequest& req_;
   ChildResult res_;
@@ -227,6 +242,7 @@ class ChildRun {
   UniqueFd pidfd_;
   BoundedCapture cap_out_, cap_err_;
   std::string event_buf_;
+  std::uint64_t overlong_ = 0;  // > 0: the bytes so far of a line over kMaxEventLine, not kept
   std::optional<TreeSampler> sampler_;
   std::unique_ptr<ExactRecorder> exact_;  // exact thread states, where asked for and allowed
   std::optional<Waiter> waiter_;
@@ -243,6 +259,7 @@ bool ChildRun::spawn() {
   // only if we die, and then the kernel SIGKILLs the child's process group (exec_child).
   Pipe watch_pipe;
   if (req_.watch_fd >= 0) watch_pipe = make_pipe();
+  Pipe token_pipe = token_in_pipe();
   std::vector<char*> argv, envp;
   for (const auto& a : req_.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -253,6 +270,7 @@ bool ChildRun::spawn() {
     return false;
   }
 
+  const int cgroup_procs = RunCgroup::session().procs_fd();  // made (with its guardian) at the first run
   self_ = ::getpid();
   ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper_);
   // vfork, not fork: copying our page tables cost each run 0.7-2 ms here, more than the rest of the spawn.
@@ -263,8 +281,8 @@ bool ChildRun::spawn() {
   start_ = monotonic_ns();
   const pid_t pid = ::vfork();
   if (pid == 0)
-    exec_child(req_, out_.write.get(), err_.write.get(), events_.write.get(), watch_pipe.read.get(), argv.data(),
-               envp.data(), self_);
+    exec_child(req_, out_.write.get(), err_.write.get(), events_.write.get(), watch_pipe.read.get(),
+               token_pipe.read.get(), cgroup_procs, argv.data(), envp.data(), self_);
   const int spawn_errno = errno;
   // Ours before any signal can arrive: from here a handler's ChildGroup::kill_active() finds the group, and
   // however the run ends, the group is killed and reaped. It holds the watch pipe's write end for as long
@@ -282,16 +300,51 @@ bool ChildRun::spawn() {
   err_.write.reset();
   events_.write.reset();
   watch_pipe.read.reset();
+  token_pipe.read.reset();
   for (int fd : {out_.read.get(), err_.read.get(), events_.read.get()}) set_nonblocking(fd);
   return true;
 }
 
+// A pipe whose read end holds the run's token and then its end (the write end closed), for the child to
+// read at start; empty when the request passes no token that way. The token is far below a pipe's
+// capacity, so the write does not block.
+Pipe ChildRun::token_in_pipe() const {
+  if (req_.token_fd < 0 || req_.event_token.empty()) return {};
+  Pipe p = make_pipe();
+  if (!write_all(p.write.get(), req_.event_token)) return {};
+  p.write.reset();
+  return p;
+}
+
 void ChildRun::take_events(const char* d, std::size_t n) {
-  event_buf_.append(d, n);
-  std::size_t nl;
-  while ((nl = event_buf_.find('\n')) != std::string::npos) {
-    res_.events.take_line(event_buf_.substr(0, nl));
-    event_buf_.erase(0, nl + 1);
+  const std::int64_t at = monotonic_ns();
+  // Only the new bytes are searched for a newline, and a line is kept up to kMaxEventLine: a script that
+  // writes to the channel without one costs that much memory and one pass over what it wrote.
+  while (n > 0) {
+    const char* nl = static_cast<const char*>(std::memchr(d, '\n', n));
+    const std::size_t part = nl ? static_cast<std::size_t>(nl - d) : n;
+    if (overlong_ > 0) {
+      overlong_ += part;
+    } else if (event_buf_.size() + part > protocol::kMaxEventLine) {
+      overlong_ = event_buf_.size() + part;
+      std::string().swap(event_buf_);  // its memory back now, not at the end of the run
+    } else {
+      event_buf_.append(d, part);
+    }
+    if (!nl) return;
+    end_event_line(at);
+    d = nl + 1;
+    n -= part + 1;
+  }
+}
+
+void ChildRun::end_event_line(std::int64_t at) {
+  if (overlong_ > 0) {
+    res_.events.take_overlong(overlong_);
+    overlong_ = 0;
+  } else {
+    res_.events.take_line(event_buf_, at);
+    event_buf_.clear();
   }
 }
 
@@ -386,7 +439,7 @@ void ChildRun::clear_up() {
   drain_out();
   drain_err();
   drain_events();
-  if (!event_buf_.empty()) res_.events.take_line(event_buf_);  // a last line without its newline: cut
+  if (!event_buf_.empty() || overlong_ > 0) end_event_line(monotonic_ns());  // a last line without its newline: cut
   // Anything of the tree still alive (daemons, setsid'd grandchildren) is killed: no orphans survive a run.
   // Again until none is left (bounded): a member may fork while it is being killed, and killed members'
   // children are re-parented to us (subreaper), which a fresh scan finds.
@@ -406,6 +459,9 @@ void ChildRun::clear_up() {
     sleep_ms(round < 10 ? 1 : 10);
     leftovers = sampler_->live_members();
   }
+  // And whatever the tree walk could not see (a process of the run that left its tree and its group):
+  // the run's cgroup holds it still.
+  RunCgroup::session().kill();
   reap_orphans();
 }
 

@@ -17,6 +17,7 @@
 #include "measure/thread_states.hpp"
 #include "protocol/event_log.hpp"
 #include "run/child_group.hpp"
+#include "run/run_cgroup.hpp"
 
 namespace gilhost {
 
@@ -47,6 +48,9 @@ struct ChildRequest {
   int event_fd = 3;            // where the child finds the event pipe
   // The token the runner was given (its --token): only its events carry it; empty: events not checked.
   std::string event_token;
+  // Where the child finds a pipe that holds event_token and then its end, to read and close before the
+  // case runs: the token on no command line (/proc/PID/cmdline is readable by the script); -1: none.
+  int token_fd = -1;
   // Where the child finds the read end of a pipe whose write end only we hold, set up so that its
   // closing (our death, kill -9 included) SIGKILLs the child's whole process group; -1: none.
   int watch_fd = -1;
@@ -88,6 +92,9 @@ void become_subreaper();
 void reap_orphans();
 // Kills the process group of the run in progress, if any (async-signal-safe: for SIGINT/SIGTERM handlers):
 // ChildGroup::kill_active(), under the name main.cpp's handlers call.
-inline void kill_active_child_tree() { ChildGroup::kill_active(); }
+inline void kill_active_child_tree() {
+  ChildGroup::kill_active();
+  RunCgroup::kill_active();  // and what left the group: the run's cgroup (run/run_cgroup)
+}
 
 }  // namespace gilhost

@@ -38,8 +38,9 @@ Plan plan_runs(const Experiment& ex, const std::vector<Interpreter>& interps);
 
 RunnerSpec runner_spec(const Case& c, const Interpreter& interp);
 // The child's command line: gilhost-runner (embed) or the interpreter itself with `-c` (exec). Either is
-// told the watch pipe's number (when watch_fd >= 0), to keep it out of reach of the case.
+// told the watch pipe's number (when watch_fd >= 0), to keep it out of reach of the case, and the number of
+// the pipe that holds the run's token (token_fd >= 0; without one, the token itself, for tests only).
 std::vector<std::string> child_argv(const RunnerSpec& spec, const Interpreter& interp, const std::string& runner_path,
-                                    int event_fd, int watch_fd = -1);
+                                    int event_fd, int watch_fd = -1, int token_fd = -1);
 
 }  // namespace gilhost

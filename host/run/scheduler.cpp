@@ -203,18 +203,21 @@ struct RunVerdict {
 std::string event_channel_note(const ChildResult& child, bool case_reported) {
   const protocol::EventLog& ev = child.events;
   const std::string fd = std::to_string(child.event_fd);
+  // Lines it could not read first: one of them may have swallowed the runner's own event (a script's
+  // write without a newline), which makes the runner's later events look out of order.
+  std::string note;
+  if (ev.unreadable > 0)
+    note = std::to_string(ev.unreadable) + " line" + (ev.unreadable > 1 ? "s" : "") + " on the event channel (fd " +
+           fd + ") could not be read (the first: '" + ev.first_unreadable + "': " + ev.first_unreadable_why + ")" +
+           (case_reported ? "" : ", and the case was never reported") + "; did the script write to it?";
   if (ev.foreign > 0)
     // Something besides the runner wrote well-formed events: what was kept is the runner's, but the run
     // is not one to trust.
-    return std::to_string(ev.foreign) + " event" + (ev.foreign > 1 ? "s" : "") + " on the event channel (fd " + fd +
-           ") came from elsewhere and were refused (the first: " + ev.first_foreign +
-           "): a process forked in the case that returned from it, or the script wrote to the channel" +
-           (case_reported ? "" : "; the runner never reported the case");
-  if (ev.unreadable > 0)
-    return std::to_string(ev.unreadable) + " line" + (ev.unreadable > 1 ? "s" : "") + " on the event channel (fd " +
-           fd + ") could not be read (the first: '" + ev.first_unreadable + "': " + ev.first_unreadable_why + ")" +
-           (case_reported ? "" : ", and the case was never reported") + "; did the script write to it?";
-  return {};
+    note += (note.empty() ? "" : " Also: ") + std::to_string(ev.foreign) + " event" + (ev.foreign > 1 ? "s" : "") +
+            " on the event channel (fd " + fd + ") came from elsewhere and were refused (the first: " +
+            ev.first_foreign + "): a process forked in the case that returned from it, or the script wrote to the channel" +
+            (case_reported || ev.unreadable > 0 ? "" : "; the runner never reported the case");
+  return note;
 }
 
 RunVerdict judge_run(const Experiment& ex, const ChildResult& child) {
@@ -241,6 +244,11 @@ RunVerdict judge_run(const Experiment& ex, const ChildResult& child) {
   } else if (child.events.foreign > 0 || child.events.unreadable > 0) {
     v.status = RunStatus::error;
     v.note = event_channel_note(child, cs != nullptr);
+  } else if (std::string why = protocol::clock_contradiction(child.events, child.spawned_at_ns, child.reaped_at_ns,
+                                                             child.exited);
+             !why.empty()) {
+    v.status = RunStatus::error;  // the record is not the runner's measurement: its figures cannot stand
+    v.note = why;
   } else if (!cs || child.exit_code != 0 || v.error) {
     // A run whose outcome never arrived is no measurement, whatever its exit status.
     v.status = RunStatus::error;
@@ -355,7 +363,8 @@ ChildRequest child_request(const Experiment& ex, const PlannedRun& run, const Sc
   req.event_token = spec.token;
   // The descriptor after the event pipe's: its closing at our death kills the run's process group.
   req.watch_fd = options.event_fd + 1;
-  req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd);
+  req.token_fd = options.event_fd + 2;  // after the watch pipe: the token in a pipe, not on argv
+  req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd, req.token_fd);
   req.env = env;
   req.timeout_s = ex.timeout_s;
   req.sample_interval_ms = ex.sample_interval_ms;

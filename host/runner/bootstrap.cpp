@@ -424,6 +424,16 @@ def _exec_main():
     # Exec mode: no host code in this process, so bracket the case from here with the same clocks.
     fd = _keep_high(_spec["event_fd"], 1024)
     token = _spec.pop("token", "")  # local: the script shares __main__'s globals with us here
+    tfd = _spec.pop("token_fd", -1)
+    if tfd >= 0:  # the pipe gilhost left it in (run/child.cpp), read to its end and closed
+        parts = []
+        while True:
+            part = os.read(tfd, 256)
+            if not part:
+                break
+            parts.append(part)
+        os.close(tfd)
+        token = b"".join(parts).decode("ascii", "replace")
     watch = _spec.get("watch_fd", -1)
     if watch >= 0:
         # The pipe whose closing at gilhost's death kills our process group (run/child.cpp).

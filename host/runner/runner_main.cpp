@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,6 +88,18 @@ struct EventChannel {
 
 using Stage = gilhost::protocol::RunnerStage;
 
+// The token gilhost left in the pipe at `fd` (--token-fd), read to its end; the pipe is closed, so the
+// case finds it neither there nor on our command line.
+std::string read_token(int fd) {
+  std::string token;
+  char buf[256];
+  ssize_t n;
+  while (token.size() < 4096 && ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+    if (n > 0) token.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return token;
+}
+
 // Ends the runner without finalising Python (its state is unknown; the process is ending anyway).
 [[noreturn]] void fail(const EventChannel& events, Stage stage, const std::string& message) {
   events.send(gilhost::protocol::RunnerErrorEvent{stage, message});
@@ -96,7 +109,7 @@ using Stage = gilhost::protocol::RunnerStage;
 
 int usage() {
   std::fprintf(stderr,
-               "usage: gilhost-runner --event-fd FD [--watch-fd FD] [--token TOKEN] --spec JSON\n"
+               "usage: gilhost-runner --event-fd FD [--watch-fd FD] [--token-fd FD | --token TOKEN] --spec JSON\n"
                "The child process of one gilhost run; gilhost starts it, people need not.\n");
   return 2;
 }
@@ -176,6 +189,8 @@ int main(int argc, char** argv) {
       watch_fd = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--token") == 0 && i + 1 < argc) {
       events.token = argv[++i];
+    } else if (std::strcmp(argv[i], "--token-fd") == 0 && i + 1 < argc) {
+      events.token = read_token(std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--spec") == 0 && i + 1 < argc) {
       spec_text = argv[++i];
     } else {

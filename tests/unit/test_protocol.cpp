@@ -279,3 +279,79 @@ TEST_CASE("protocol: a GIL's object and offset travel; one located after the cas
   log.take_line(protocol::encode(again));
   CHECK(log.gils[0].has_gil);
 }
+
+TEST_CASE("protocol: a line over the bound is unreadable and said; run_child keeps going after it", "[protocol]") {
+  protocol::EventLog log;
+  log.take_overlong(protocol::kMaxEventLine + 5);
+  CHECK(log.unreadable == 1);
+  CHECK(log.first_unreadable == "(" + std::to_string(protocol::kMaxEventLine + 5) + " bytes without a newline)");
+  CHECK(log.first_unreadable_why.find("over the 16 MiB bound on one event") != std::string::npos);
+
+  // 20 MiB without a newline, then a real event: the first is dropped, the second kept, in one pass.
+  gilhost::ChildRequest req;
+  req.argv = {"/bin/sh", "-c",
+              "head -c 20971520 /dev/zero | tr '\\0' x >&3; "
+              "printf '\\n{\"event\":\"finalized\",\"finalize_ns\":5,\"max_rss_kb\":1,\"status\":0}\\n' >&3"};
+  req.timeout_s = 60;
+  req.thread_states = false;
+  const gilhost::ChildResult r = gilhost::run_child(req);
+  CHECK(r.exit_code == 0);
+  CHECK(r.events.unreadable == 1);
+  CHECK(r.events.first_unreadable == "(20971520 bytes without a newline)");
+  REQUIRE(r.events.finalized);
+  CHECK(r.events.finalized->finalize_ns == 5);
+  CHECK(r.events.finalized_at_ns >= r.spawned_at_ns);
+  CHECK(r.events.finalized_at_ns <= r.reaped_at_ns);
+}
+
+TEST_CASE("protocol: the runner's stamps are checked against the host's clocks", "[protocol]") {
+  const std::int64_t spawned = 1'000'000'000, reaped = 4'000'000'000;  // the process lived 3 s
+  auto with_case = [](std::int64_t start, std::int64_t end, std::int64_t wall, protocol::RunMode mode) {
+    protocol::EventLog log;
+    protocol::CaseEvent c;
+    c.mode = mode;
+    c.start_ns = start;
+    c.end_ns = end;
+    c.wall_ns = wall;
+    log.case_event = c;
+    log.case_at_ns = 3'500'000'000;
+    return log;
+  };
+  const auto exec = protocol::RunMode::exec, embed = protocol::RunMode::embed;
+  // Consistent, in exec mode (which has no finalized event): nothing to say.
+  CHECK(protocol::clock_contradiction(with_case(1'500'000'000, 2'500'000'000, 1'000'000'000, exec), spawned, reaped, true) == "");
+  // Not known (nothing spawned): nothing to check.
+  CHECK(protocol::clock_contradiction(with_case(1, 2, 1000, exec), 0, 0, true) == "");
+  // The forged one of issue 25: 1 us, stamps that are no time of this run.
+  CHECK(protocol::clock_contradiction(with_case(1, 1001, 1000, exec), spawned, reaped, true)
+            .find("are not inside gilhost's own bracket") != std::string::npos);
+  CHECK(protocol::clock_contradiction(with_case(1'500'000'000, 2'500'000'000, 1000, exec), spawned, reaped, true)
+            .find("is not its own end minus its start") != std::string::npos);
+  CHECK(protocol::clock_contradiction(with_case(0, 5'000'000'000, 5'000'000'000, exec), spawned, reaped, true)
+            .find("longer than the whole process lived") != std::string::npos);
+  // Its end after the event arrived.
+  CHECK(protocol::clock_contradiction(with_case(3'000'000'000, 3'600'000'000, 600'000'000, exec), spawned, reaped, true)
+            .find("not inside") != std::string::npos);
+  // Embedded: the runner ends by reporting its end; a process that exited without it did not end as the
+  // runner does, while one killed by a signal is judged as crashed elsewhere.
+  protocol::EventLog log = with_case(1'500'000'000, 1'500'001'000, 1000, embed);
+  CHECK(protocol::clock_contradiction(log, spawned, reaped, true).find("never reported its end") != std::string::npos);
+  CHECK(protocol::clock_contradiction(log, spawned, reaped, false) == "");
+  // A finalized event that says the finalisation began before the case ended.
+  log.finalized = protocol::FinalizedEvent{600'000'000, 1, 0, 1'600'000'000};
+  log.finalized_at_ns = 3'600'000'000;
+  CHECK(protocol::clock_contradiction(log, spawned, reaped, true).find("the finalized event contradicts") != std::string::npos);
+  // The case started at 3.4 s by its event, the runner's 'ready' read at 1.2 s: 2.2 s, of which the
+  // bootstrap and the preparation claim 0.1 s (a case event forged after 2 s of the case).
+  protocol::EventLog late = with_case(3'400'000'000, 3'400'001'000, 1000, embed);
+  late.ready_at_ns = 1'200'000'000;
+  late.case_event->prepare_ns = 100'000'000;
+  CHECK(protocol::clock_contradiction(late, spawned, reaped, false).find("claim 0.100000 s") != std::string::npos);
+  // A case that started soon after 'ready', with a long finish (a big result encoded) after it: consistent.
+  protocol::EventLog honest = with_case(1'300'000'000, 1'400'000'000, 100'000'000, embed);
+  honest.case_at_ns = 3'400'000'000;
+  honest.ready_at_ns = 1'200'000'000;
+  honest.finalized = protocol::FinalizedEvent{100'000'000, 1, 0, 3'600'000'000};
+  honest.finalized_at_ns = 3'700'000'000;
+  CHECK(protocol::clock_contradiction(honest, spawned, reaped, true) == "");
+}

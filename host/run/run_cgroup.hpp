@@ -1,0 +1,39 @@
+#pragma once
+// The cgroup (v2) every run's processes are kept in, so that nothing a run starts outlives gilhost, however
+// gilhost ends (docs/architecture.md, "Nothing outlives gilhost").
+//
+// A process group is left by setsid(), and the watch pipe (run/child.cpp) signals only the group; a
+// cgroup is left by no process of its own accord, and `cgroup.kill` SIGKILLs everything in it at once. But
+// someone alive must write it: a guardian process, started with the session's cgroup and not in it, waits
+// on a pipe whose write end only gilhost holds. When it closes (gilhost exited, or was killed, SIGKILL
+// included) the guardian kills the cgroup, waits for it to empty, removes it and exits.
+//
+// Where no cgroup v2 can be made (not root, no delegated cgroup, no cgroup.kill: Linux < 5.14), `active()`
+// is false and runs are contained as before: their process group and the watch pipe.
+#include <string>
+
+namespace gilhost {
+
+class RunCgroup {
+ public:
+  // The session's cgroup, made (with its guardian) at the first call; the same one after.
+  static const RunCgroup& session();
+  bool active() const { return procs_fd_ >= 0; }
+  const std::string& why_not() const { return why_not_; }  // when not active
+  // `cgroup.procs`, open for writing: a child writes "0" to it before it execs, to join (-1: none).
+  int procs_fd() const { return procs_fd_; }
+  // SIGKILL to every process in the cgroup (async-signal-safe; nothing when not active).
+  void kill() const;
+  // The same for the session's cgroup if it was made (for SIGINT/SIGTERM handlers).
+  static void kill_active();
+
+ private:
+  RunCgroup();
+  bool make(const std::string& parent);
+  bool start_guardian();
+  std::string dir_, why_not_;
+  int procs_fd_ = -1, kill_fd_ = -1;
+  int guard_fd_ = -1;  // the guardian's pipe, write end: open until we exit, which is its signal
+};
+
+}  // namespace gilhost
