@@ -51,12 +51,12 @@ std::string strip_host_tag(const std::string& label, const std::string& host) {
   return label;
 }
 
-MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOptions& options) {
-  if (options.tag != "auto" && options.tag != "host" && options.tag != "file" && options.tag != "none")
-    throw std::invalid_argument("unknown label tag '" + options.tag + "' (auto, host, file or none)");
-  MergedResults m;
+namespace {
+
+// Every input's lines in order, each seen once (the same run read twice counts once), tagged with the
+// file, host and session it came from; `stems[n]`: the stem of line n's file.
+void gather_lines(std::vector<LoadedResults>& inputs, MergedResults& m, std::vector<std::string>& stems) {
   SeenLines seen;
-  std::vector<std::string> stems;  // per line: the stem of the file it first came from
   for (auto& in : inputs) {
     m.sources.push_back(in.path);
     m.malformed_lines += in.malformed_lines;
@@ -87,9 +87,10 @@ MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOption
       m.lines.push_back(std::move(line));
     }
   }
-  if (options.tag == "none") return m;
+}
 
-  // Which hosts each label ran (or was skipped) on.
+// Which hosts each label ran (or was skipped) on.
+std::map<std::string, std::set<std::string>> hosts_of_labels(const MergedResults& m) {
   std::map<std::string, std::set<std::string>> hosts_of;
   for (const auto& line : m.lines) {
     const std::string host = line_host(line);
@@ -103,6 +104,20 @@ MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOption
         if (!label->empty()) hosts_of[*label].insert(host);
     }
   }
+  return hosts_of;
+}
+
+}  // namespace
+
+MergedResults merge_results(std::vector<LoadedResults> inputs, const MergeOptions& options) {
+  if (options.tag != "auto" && options.tag != "host" && options.tag != "file" && options.tag != "none")
+    throw std::invalid_argument("unknown label tag '" + options.tag + "' (auto, host, file or none)");
+  MergedResults m;
+  std::vector<std::string> stems;  // per line: the stem of the file it first came from
+  gather_lines(inputs, m, stems);
+  if (options.tag == "none") return m;
+
+  std::map<std::string, std::set<std::string>> hosts_of = hosts_of_labels(m);
   std::set<std::string> notes;
   auto relabel = [&](const std::string& label, const std::string& host, const std::string& stem) {
     if (label.empty()) return label;

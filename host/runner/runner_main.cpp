@@ -177,27 +177,43 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::int64_t main_at = gilhost::monotonic_ns();
-  EventChannel events;
+namespace {
+
+// What the command line says: the descriptors gilhost handed over, and the spec.
+struct RunnerArgs {
   std::string spec_text;
   int event_fd = -1, watch_fd = -1;
+};
+
+// false on a word it does not know (then usage).
+bool parse_args(int argc, char** argv, RunnerArgs& args, EventChannel& events) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--event-fd") == 0 && i + 1 < argc) {
-      event_fd = std::atoi(argv[++i]);
+      args.event_fd = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--watch-fd") == 0 && i + 1 < argc) {
-      watch_fd = std::atoi(argv[++i]);
+      args.watch_fd = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--token") == 0 && i + 1 < argc) {
       events.token = argv[++i];
     } else if (std::strcmp(argv[i], "--token-fd") == 0 && i + 1 < argc) {
       events.token = read_token(std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--spec") == 0 && i + 1 < argc) {
-      spec_text = argv[++i];
+      args.spec_text = argv[++i];
     } else {
-      return usage();
+      return false;
     }
   }
-  if (spec_text.empty()) return usage();
+  return !args.spec_text.empty();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::int64_t main_at = gilhost::monotonic_ns();
+  EventChannel events;
+  RunnerArgs args;
+  if (!parse_args(argc, argv, args, events)) return usage();
+  const int event_fd = args.event_fd, watch_fd = args.watch_fd;
+  const std::string& spec_text = args.spec_text;
   events.open(event_fd);
   // The pipe whose closing kills our process group (gilhost set it up: run/child.cpp), moved high up (the
   // kernel's set-up is the open file's, so it moves with it); programs the case execs do not hold it.
