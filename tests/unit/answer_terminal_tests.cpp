@@ -153,8 +153,8 @@ TEST_CASE("grid blocks: as many builds as fit beside the case column", "[answer-
 
 TEST_CASE("readings grouped: one line per kind, a few cells named, the rest counted", "[answer-terminal]") {
   std::vector<Reading> rs;
-  for (const char* b : {"3.9", "3.12", "3.13", "3.14", "3.14t"}) rs.push_back({"threads", b, ReadingRule::gil_serialised, "GIL"});
-  rs.push_back({"locked", "3.9", ReadingRule::lock_convoy, "convoy"});
+  for (const char* b : {"3.9", "3.12", "3.13", "3.14", "3.14t"}) rs.push_back({"threads", b, ReadingRule::gil_serialised, "GIL", 0, std::nullopt});
+  rs.push_back({"locked", "3.9", ReadingRule::lock_convoy, "convoy", 0, std::nullopt});
   const auto lines = group_readings(rs, 4);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0] == "GIL — threads @ 3.9, threads @ 3.12, threads @ 3.13, threads @ 3.14 and 1 more (figures of the first)");

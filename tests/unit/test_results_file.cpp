@@ -275,7 +275,9 @@ TEST_CASE("records: every field make_run_record writes reads back the same", "[r
   r.per_interpreter = json::array({{{"end_ns", 3}}});
   r.expect = {{"result == 4", false, "got 3"}};
   r.expect_ok = false;
-  r.origin = {"host-a", "a.jsonl", 1};
+  r.origin.host = "host-a";
+  r.origin.source = "a.jsonl";
+  r.origin.session = 1;
   r.original_interpreter = "3.14.7t";
   const json written = gilhost::to_json(r);
   CHECK(written["status"] == "crashed");
