@@ -243,6 +243,7 @@ TEST_CASE("exact recorder: a child that sleeps, then spins, where perf events ar
   const auto s = gilhost::exact_thread_states(trace, {}, "not located");
   const auto& t = thread(s, child);
   CHECK(ms(t, ThreadState::sleep) == Approx(50).margin(10));
-  CHECK(ms(t, ThreadState::cpu) + ms(t, ThreadState::runqueue) >= 30);
+  // 30 ms of wall spent spinning: on a CPU or waiting for one, less the exit's last moments.
+  CHECK(ms(t, ThreadState::cpu) + ms(t, ThreadState::runqueue) >= 25);
   CHECK(trace.lost == 0);
 }

@@ -61,6 +61,14 @@ TEST_CASE("results file: append and read back", "[results]") {
 
   ResultsSet set = gilhost::read_results(path);
   REQUIRE(set.metas.size() == 1);
+  // The writer tags every line with its session (and each record with its index): the rest is as given.
+  const std::string session_id = set.metas[0].value("session_id", "");
+  CHECK(session_id.size() == 32);
+  for (json* j : {&set.metas[0], &set.records[0], &set.records[1]}) {
+    CHECK(j->value("session_id", "") == session_id);
+    j->erase("session_id");
+    j->erase("index");
+  }
   CHECK(set.metas[0] == gilhost::to_json(meta));
   CHECK(set.metas[0]["machine"]["cores"] == 2);
   REQUIRE(set.records.size() == 2);
@@ -72,7 +80,9 @@ TEST_CASE("results file: append and read back", "[results]") {
   // Read back as records: the same records.
   const gilhost::LoadedResults typed = gilhost::load_results_ordered(path);
   REQUIRE(typed.lines.size() == 3);
-  CHECK(gilhost::to_json(typed.lines[0]) == gilhost::to_json(meta));
+  json typed_meta = gilhost::to_json(typed.lines[0]);
+  typed_meta.erase("session_id");
+  CHECK(typed_meta == gilhost::to_json(meta));
   const auto& read_run = std::get<gilhost::RunRecord>(typed.lines[1]);
   CHECK(read_run.case_name == "plain");
   CHECK(read_run.wall_ns == 123);
@@ -125,16 +135,18 @@ TEST_CASE("results file: lines that are not objects, blank lines, bad UTF-8", "[
   CHECK(set.records.size() == 1);
   CHECK(set.malformed_lines == 2);
 
-  // Invalid UTF-8 from a script's output is replaced, not a write failure.
+  // Invalid UTF-8 from a script's output is replaced, not a write failure (in a file of its own: the
+  // writer refuses to append to one whose first line is not a results file's meta record).
+  const std::string own = (tmp / "utf8.jsonl").string();
   {
-    ResultsWriter w(path);
+    ResultsWriter w(own);
     gilhost::RunRecord r = run_record("c");
     r.stdout_text = std::string("bad \xff\xfe bytes");
     w.append(r);
   }
-  ResultsSet more = gilhost::read_results(path);
-  REQUIRE(more.records.size() == 2);
-  CHECK(more.records[1]["stdout"] == "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes");
+  ResultsSet more = gilhost::read_results(own);
+  REQUIRE(more.records.size() == 1);
+  CHECK(more.records[0]["stdout"] == "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes");
 
   CHECK_THROWS_AS(gilhost::read_results((tmp / "missing.jsonl").string()), std::system_error);
 }
