@@ -62,7 +62,7 @@ std::string scaling_caption(const Scaling& s) {
   const std::string ideal = s.cores > 0 ? fmt::format("min(N, {0}) / min({1}, {0}) with the machine's {0} cores", s.cores, s.counts.front())
                                         : fmt::format("N / {} (the core count is unknown)", s.counts.front());
   return "speedup: wall(" + n0 + ") / wall(N) on the same build, paired by round (Hodges-Lehmann, its interval; \"no diff.\": no "
-         "measurable difference, it holds 1 or is no 95 % one); efficiency: speedup / ideal, ideal = " + ideal + ".";
+         "measurable difference, it holds 1; \"x?\": too few runs for a 95 % interval, no direction stated); efficiency: speedup / ideal, ideal = " + ideal + ".";
 }
 
 std::vector<Scaling> build_scaling(const Summary& summary, const std::vector<CaseInfo>& cases, int cores) {

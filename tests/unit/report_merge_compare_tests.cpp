@@ -188,7 +188,7 @@ TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][c
     CHECK(r.mad == Approx(0.0));
     // Three pairs: the range at 75 %, no 95 % interval, so no direction is claimed.
     CHECK(r.estimate.n == 3);
-    CHECK(format_ratio(r) == "no diff. (2.00–2.20) n=3");
+    CHECK(format_ratio(r) == "2.05x? (2.00–2.20) n=3");
     CHECK(format_change(r) == "no measurable difference (2.00–2.20, n=3)");
     // Six pairs all about 2x: slower, with the interval.
     RatioStat six = wall_ratio({run(200, 0), run(220, 1), run(240, 2), run(210, 3), run(200, 4), run(230, 5)},

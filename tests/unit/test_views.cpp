@@ -107,14 +107,14 @@ TEST_CASE("scaling: speedup over the smallest N, paired by round; efficiency aga
   CHECK(sc.table.columns[2].title == "workers=2 (cores)");
   // Three rounds give no 95 % interval: no speedup is claimed, however steady (report/evidence).
   CHECK(sc.table.rows[1] ==
-        std::vector<std::string>{"3.14t", "1.00x", "no diff. (1.82–2.00) n=3", "no diff. (2.50–2.50) n=3"});
+        std::vector<std::string>{"3.14t", "1.00x", "1.95x? (1.82–2.00) n=3", "2.50x? (2.50–2.50) n=3"});
 }
 
 TEST_CASE("scaling: every format shows it; the JSON export holds the numbers", "[report][views]") {
   const ReportModel m = scaling_model();
   const std::string text = render_text(m);
   CHECK_THAT(text, Contains("scaling of threads over workers"));
-  CHECK_THAT(text, Contains("no diff. (2.50–2.50) n=3"));
+  CHECK_THAT(text, Contains("2.50x? (2.50–2.50) n=3"));
   CHECK_THAT(render_markdown(m), Contains("### Scaling"));
   const std::string html = render_html(m);
   CHECK(report_test::count(html, "<svg class=\"scaling\"") == 1);
@@ -144,7 +144,7 @@ TEST_CASE("views: a ratio of two cases and a number from the result, per build, 
   // Builds in the section's order: 3.13, 3.14t. sharded never ran on 3.13.
   CHECK_FALSE(s.headlines[0].values[0].value);
   CHECK(*s.headlines[0].values[1].value == Approx(3.0));
-  CHECK(s.headlines[0].values[1].text == "no diff. (3.00–3.00) n=3");  // 3 rounds: no 95 % interval
+  CHECK(s.headlines[0].values[1].text == "3.00x? (3.00–3.00) n=3");  // 3 rounds: no 95 % interval
   CHECK_FALSE(s.headlines[0].values[1].supported);
   CHECK(s.headlines[0].article_text == "3.10x");
   CHECK(*s.headlines[1].values[1].value == Approx(2.5));
