@@ -47,10 +47,12 @@ std::string EventLog::refusal(const Event& event, const Envelope& from) {
   const std::string what = std::string("a '") + name_of(event) + "' event";
   if (from.token != token_) return what + " without this run's token";
   if (from.pid != pid_) return what + " from pid " + std::to_string(from.pid) + ", not the runner's (" + std::to_string(pid_) + ")";
-  // Protocol order: ready, gil..., case, finalized; an error ends it before the case.
+  // Protocol order: ready, gil..., case, gil after the case (a GIL turned on during it, or the script's own
+  // interpreters), finalized; an error ends it before the case.
   const auto kind = event.index();
+  const bool gil_after_case = kind == 1 && std::get<GilEvent>(event).after_case;
   const int next = kind == 0 ? (stage_ == 0 ? 1 : -1)
-                   : kind == 1 ? (stage_ == 1 ? 1 : -1)
+                   : kind == 1 ? (stage_ == 1 && !gil_after_case ? 1 : stage_ == 2 && gil_after_case ? 2 : -1)
                    : kind == 2 ? (stage_ <= 1 ? 2 : -1)
                    : kind == 3 ? (stage_ == 2 ? 3 : -1)
                                : (stage_ <= 1 ? 3 : -1);

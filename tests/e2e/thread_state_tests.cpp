@@ -197,6 +197,15 @@ TEST_CASE("thread states: spawned pool workers' threads wait for their own proce
           "[thread_states]") {
   for_each_run("spawn_pool", [](const json& run, const std::vector<const json*>& threads) {
     REQUIRE(threads.size() == 6);
+    // A worker whose GIL could not be located (exec mode; or Debian's python3.11, whose program is static
+    // while its runner loads libpython3.11.so, so the runner's GIL is in no object the workers map) is
+    // said: its threads' GIL wait is unknown (coverage below 0.9, with the reason), never 0.
+    const bool all_located = std::all_of(threads.begin(), threads.end(), [](const json* t) { return (*t)["gil_located"] == true; });
+    if (!all_located) {
+      CHECK(run["thread_states"]["coverage"].get<double>() < 0.9);
+      CHECK(run["thread_states"].value("coverage_why", "").find("GIL not located") != std::string::npos);
+      return;
+    }
     std::map<std::int64_t, std::vector<const json*>> by_worker;
     for (const json* t : threads) {
       CHECK((*t)["gil_located"] == true);

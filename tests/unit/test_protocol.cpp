@@ -355,3 +355,31 @@ TEST_CASE("protocol: the runner's stamps are checked against the host's clocks",
   honest.finalized_at_ns = 3'700'000'000;
   CHECK(protocol::clock_contradiction(honest, spawned, reaped, true) == "");
 }
+
+TEST_CASE("protocol: a GIL located after the case is in protocol order; any other 'gil' after the case is not",
+          "[protocol]") {
+  const protocol::Envelope runner{10, "tok"};
+  protocol::EventLog log;
+  log.expect("tok", 10);
+  protocol::GilEvent none;
+  none.has_gil = false;
+  log.take_line(protocol::encode(protocol::ReadyEvent{10, 1}, runner));
+  log.take_line(protocol::encode(none, runner));
+  log.take_line(protocol::encode(protocol::CaseEvent{}, runner));
+  protocol::GilEvent located;
+  located.has_gil = true;
+  located.futex_lo = 1000;
+  located.futex_hi = 1008;
+  located.after_case = true;
+  log.take_line(protocol::encode(located, runner));
+  CHECK(log.foreign == 0);
+  REQUIRE(log.gils.size() == 1);
+  CHECK(log.gils[0].has_gil);
+  // A 'gil' event after the case that does not say so is out of order, as before.
+  protocol::GilEvent stray = none;
+  log.take_line(protocol::encode(stray, runner));
+  CHECK(log.foreign == 1);
+  CHECK(log.first_foreign.find("out of protocol order") != std::string::npos);
+  log.take_line(protocol::encode(protocol::FinalizedEvent{1, 2, 0, 3}, runner));
+  CHECK(log.finalized);
+}
