@@ -20,9 +20,15 @@ def _reset():
     counter = 0
 
 
+def _together(start, target, n):
+    start.wait()  # every thread begins at once: a race needs them running at the same time
+    target(n)
+
+
 def _run_threads(target, threads, n):
     _reset()
-    workers = [threading.Thread(target=target, args=(n,)) for _ in range(threads)]
+    start = threading.Barrier(threads)
+    workers = [threading.Thread(target=_together, args=(start, target, n)) for _ in range(threads)]
     for w in workers:
         w.start()
     for w in workers:
