@@ -103,7 +103,7 @@ TEST_CASE("the host's case time is the call: imports at module level and in setu
     if (line.value("case", "") == "after_setup") CHECK(line["prepare_ns"].get<double>() > 0.25e9);
 }
 
-TEST_CASE("a setup that names no function is a run error that names it", "[e2e][answer-timing]") {
+TEST_CASE("a setup that names no function is said before anything runs, located in the file", "[e2e][answer-timing]") {
   const std::string build = embeddable_build();
   REQUIRE_FALSE(build.empty());
   Sandbox sb("timing");
@@ -112,8 +112,10 @@ TEST_CASE("a setup that names no function is a run error that names it", "[e2e][
                            "[[case]]\nname = \"c\"\ncall = \"f\"\nsetup = \"nowhere\"\n");
   const auto r = sb.gilhost("run s.toml -p " + build + " --no-lock -o s.jsonl");
   INFO(r.out << r.err);
-  CHECK(r.exit_code != 0);
-  CHECK(r.out.find("setup = 'nowhere': s has no function 'nowhere'") != std::string::npos);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("s.toml:8:9: setup = \"nowhere\": s.py has no top-level function 'nowhere' (functions: f)") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(sb.dir / "s.jsonl"));  // nothing ran
 }
 
 TEST_CASE("a failing case shows its message and traceback, is run once, in run, md and html",
