@@ -1,18 +1,13 @@
 #include "config/placeholders.hpp"
 
+#include "util/strings.hpp"
+
 namespace gilhost {
 
 std::string param_value_text(const nlohmann::json& value, bool grouped) {
   if (value.is_string()) return value.get<std::string>();
   if (!grouped || !value.is_number_integer()) return value.dump();
-  const std::string raw = value.dump();
-  const std::size_t sign = raw[0] == '-' ? 1 : 0;
-  std::string out = raw.substr(0, sign);
-  for (std::size_t i = sign; i < raw.size(); ++i) {
-    if (i > sign && (raw.size() - i) % 3 == 0) out += ',';
-    out += raw[i];
-  }
-  return out;
+  return group_thousands(value.dump());
 }
 
 FilledText fill_placeholders(const std::string& text, const nlohmann::json& params, bool grouped) {

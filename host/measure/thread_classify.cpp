@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "measure/thread_states.hpp"
+#include "util/strings.hpp"
 
 namespace gilhost {
 
@@ -252,15 +253,6 @@ ProcessGils gils_of_process(const ThreadObservations::Process& process, const Pr
   return {false, {}};
 }
 
-std::string with_commas(long n) {
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string seconds(std::int64_t ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f s", static_cast<double>(ns) / 1e9);
@@ -276,19 +268,19 @@ std::vector<std::string> coverage_reasons(const ThreadObservations& obs, const T
   if (unlocated > 0 && script_interpreters)
     why.push_back("the script's own subinterpreters: their GILs are not located (" + seconds(unlocated) + " of CPU)");
   else if (unlocated > 0)
-    why.push_back("GIL not located in " + with_commas(unlocated_processes) + " process" + (unlocated_processes == 1 ? "" : "es") +
+    why.push_back("GIL not located in " + group_thousands(unlocated_processes) + " process" + (unlocated_processes == 1 ? "" : "es") +
                   " (" + seconds(unlocated) + " of CPU): their GIL wait is unknown");
   if (m.fd_threads > 0 || m.fd_processes > 0)
-    why.push_back("descriptors ran out: " + with_commas(m.fd_threads) + " threads and " + with_commas(m.fd_processes) +
+    why.push_back("descriptors ran out: " + group_thousands(m.fd_threads) + " threads and " + group_thousands(m.fd_processes) +
                   " processes not read");
-  if (m.unreadable_threads > 0) why.push_back("/proc/…/task files unreadable for " + with_commas(m.unreadable_threads) + " threads");
+  if (m.unreadable_threads > 0) why.push_back("/proc/…/task files unreadable for " + group_thousands(m.unreadable_threads) + " threads");
   if (m.capped_reads > 0)
-    why.push_back(std::to_string(ThreadStateSampler::kMaxThreadsPerTick) + "-thread cap: up to " + with_commas(m.most_due) +
+    why.push_back(std::to_string(ThreadStateSampler::kMaxThreadsPerTick) + "-thread cap: up to " + group_thousands(m.most_due) +
                   " threads due in one tick, read in turn");
   const std::int64_t missed = kernel - seen - unlocated;
   if (out.coverage && *out.coverage < ThreadStates::kMinCoverage && missed > 0)
     why.push_back(seconds(missed) + " of the tree's " + seconds(kernel) + " of CPU ran in threads that lived between two readings (" +
-                  with_commas(static_cast<long>(obs.threads.size())) + " threads seen)");
+                  group_thousands(static_cast<long>(obs.threads.size())) + " threads seen)");
   return why;
 }
 

@@ -178,4 +178,17 @@ std::string escape_controls(std::string_view s, bool one_line) {
   return out;
 }
 
+std::string group_thousands(long long n) { return group_thousands(std::to_string(n)); }
+
+std::string group_thousands(const std::string& raw) {
+  if (raw.empty()) return raw;
+  const std::size_t sign = raw[0] == '-' ? 1 : 0;
+  std::string out = raw.substr(0, sign);
+  for (std::size_t i = sign; i < raw.size(); ++i) {
+    if (i > sign && (raw.size() - i) % 3 == 0) out += ',';
+    out += raw[i];
+  }
+  return out;
+}
+
 }  // namespace gilhost

@@ -19,6 +19,10 @@ std::string format_seconds(double seconds);
 std::string format_duration(double seconds);
 // "12.3 MB" (decimal units, like the articles).
 std::string format_bytes(double bytes);
+// An integer with thousands separators: 3000000 -> "3,000,000", -1200 -> "-1,200"; the second takes the
+// integer as decimal text (one wider than 64 bits, as JSON may hold).
+std::string group_thousands(long long n);
+std::string group_thousands(const std::string& decimal);
 // Number of terminal columns a UTF-8 string takes (one per code point; enough for our tables).
 std::size_t display_width(std::string_view s);
 // The UTF-8 bytes of one code point (at most U+10FFFF).
