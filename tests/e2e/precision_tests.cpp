@@ -46,11 +46,18 @@ TEST_CASE("a precision target adds rounds for a noisy cell until its budget, and
   REQUIRE_FALSE(build.empty());
   Sandbox sb("precision");
   // Steady: one 0.2 s sleep, whose wake-up is late by a few ms on a busy machine, within ±10 %. Noisy:
-  // two modes, 0.05 s or 0.25 s at random, so the median's interval spans both and never narrows.
+  // two modes, 0.05 s and 0.25 s in turn (a counter in a file, as each run is a fresh process), so the
+  // median's interval spans both and never narrows. (At random, six runs all of one mode, 1 time in 32,
+  // made a narrow interval: CI saw it.)
+  const std::string counter = (sb.dir / "noisy.count").string();
   write_text(sb.dir / "p.py",
-             "import random, time\n"
+             "import time\n"
+             "COUNTER = " + json(counter).dump() + "\n"
              "def steady():\n    time.sleep(0.2)\n"
-             "def noisy():\n    time.sleep(random.choice((0.05, 0.25)))\n");
+             "def noisy():\n"
+             "    try:\n        n = int(open(COUNTER).read())\n    except OSError:\n        n = 0\n"
+             "    open(COUNTER, 'w').write(str(n + 1))\n"
+             "    time.sleep((0.05, 0.25)[n % 2])\n");
   write_text(sb.dir / "p.toml",
              "[experiment]\nname = \"p\"\nscript = \"p.py\"\nrepeat = 3\nprecision = \"10%\"\ncell_budget = 6\n"
              "[[case]]\nname = \"steady\"\ncall = \"steady\"\n[[case]]\nname = \"noisy\"\ncall = \"noisy\"\n");
