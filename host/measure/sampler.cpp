@@ -302,13 +302,24 @@ void TreeSampler::sample() {
   if (read_threads) threads_->end_tick();
   s.cpu_s = static_cast<double>(ticks) / clock_ticks_;
   if (s.processes > 0) {
-    samples_.push_back(s);
+    keep_sample(s);
     peak_rss_ = std::max(peak_rss_, s.rss_bytes);
     peak_root_rss_ = std::max(peak_root_rss_, s.root_rss_bytes);
     peak_threads_ = std::max(peak_threads_, s.threads);
     peak_procs_ = std::max(peak_procs_, s.processes);
   }
   cost_ns_ += monotonic_ns() - t0;
+}
+
+void TreeSampler::keep_sample(const Sample& s) {
+  ++sample_count_;
+  if (samples_.size() >= kMaxSamples) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i + 1 < samples_.size(); i += 2)
+      samples_[kept++] = samples_[i + 1].rss_bytes > samples_[i].rss_bytes ? samples_[i + 1] : samples_[i];
+    samples_.resize(kept);
+  }
+  samples_.push_back(s);
 }
 
 std::vector<pid_t> TreeSampler::live_members() {
@@ -333,7 +344,7 @@ nlohmann::json TreeSampler::summary(std::size_t max_points) const {
       if (samples_[k].rss_bytes > peak.rss_bytes) peak = samples_[k];
     timeline.push_back({peak.t_ns / 1000000, peak.rss_bytes, peak.threads, peak.processes});
   }
-  return {{"samples", n},
+  return {{"samples", sample_count_},
           {"peak_tree_rss_bytes", peak_rss_},
           {"peak_root_rss_bytes", peak_root_rss_},
           {"peak_threads", peak_threads_},

@@ -67,8 +67,11 @@ class TreeSampler {
   std::int64_t peak_root_rss_bytes() const { return peak_root_rss_; }
   int peak_threads() const { return peak_threads_; }
   int peak_processes() const { return peak_procs_; }
-  std::size_t sample_count() const { return samples_.size(); }
+  std::size_t sample_count() const { return sample_count_; }
+  // The samples kept: every one up to kMaxSamples; past that, pairs merged into the one with the higher
+  // tree RSS (the peaks are kept apart), so a long run's memory stays bounded.
   const std::vector<Sample>& samples() const { return samples_; }
+  static constexpr std::size_t kMaxSamples = 8192;
   std::int64_t sampling_cost_ns() const { return cost_ns_; }
   // Members alive now other than the root (after a fresh scan): what a run left behind.
   std::vector<pid_t> live_members();
@@ -105,6 +108,8 @@ class TreeSampler {
   double clock_ticks_;
   std::map<pid_t, Member> members_;
   std::vector<Sample> samples_;
+  std::size_t sample_count_ = 0;
+  void keep_sample(const Sample& s);
   std::int64_t peak_rss_ = 0, peak_root_rss_ = 0;
   int peak_threads_ = 0, peak_procs_ = 0;
   std::int64_t cost_ns_ = 0;
