@@ -151,6 +151,37 @@ std::string shorten_display(const std::string& text, std::size_t width) {
   return truncate_display(text.substr(0, i), width - kept) + text.substr(i);
 }
 
+namespace {
+
+std::string wrap_line(const std::string& line, std::size_t width, std::size_t hang) {
+  const std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
+  const std::string first = line.substr(0, indent), next = std::string(indent + hang, ' ');
+  std::string out, current = first;
+  for (const auto& word : split(line.substr(indent), ' ')) {
+    if (word.empty()) continue;
+    const bool fresh = current == first || current == next;
+    if (!fresh && display_width(current) + 1 + display_width(word) > width) {
+      out += current + "\n";
+      current = next;
+    }
+    current += (current == first || current == next ? "" : " ") + word;
+  }
+  return out + current;
+}
+
+}  // namespace
+
+std::string wrap_text(const std::string& text, std::size_t width, std::size_t hang) {
+  if (width == 0) return text;
+  std::string out;
+  const std::vector<std::string> lines = split(text, '\n');
+  for (std::size_t n = 0; n < lines.size(); ++n) {
+    out += display_width(lines[n]) <= width ? lines[n] : wrap_line(lines[n], width, hang);
+    if (n + 1 < lines.size()) out += "\n";
+  }
+  return out;
+}
+
 std::size_t output_width(std::size_t not_a_terminal) {
   // $COLUMNS first: a shell exports it only when asked to, and then it is meant.
   if (const char* columns = std::getenv("COLUMNS"); columns && std::atoi(columns) > 0)

@@ -30,6 +30,11 @@ std::string truncate_display(const std::string& text, std::size_t width);
 // other text keeps as much of its end as of its start.
 std::string shorten_display(const std::string& text, std::size_t width);
 
+// `text` with each line wider than `width` broken at spaces, never inside a word (a path or a date longer
+// than the width stays whole on its own line): the continuation lines after the line's own indent and
+// `hang` more spaces. width 0: `text` as it is.
+std::string wrap_text(const std::string& text, std::size_t width, std::size_t hang = 2);
+
 // The width stdout's report should fit: the terminal's (TIOCGWINSZ, else $COLUMNS, else 80) when stdout
 // is a terminal, else `not_a_terminal` (0: no limit).
 std::size_t output_width(std::size_t not_a_terminal);

@@ -39,7 +39,9 @@ std::vector<Table> grid_blocks(const Grid& grid, std::size_t width) {
   std::vector<std::string> headings;
   for (const auto& col : grid.columns) headings.push_back(col.heading);
   if (width == 0) return {grid_table(grid, headings)};
-  return column_blocks(grid_table(grid, short_build_labels(headings)), width, kCaseColumn);
+  // The builds' full labels, as every other table and line names them (a short "3.12" here beside a
+  // "3.12.1" in the vs table read as two builds).
+  return column_blocks(grid_table(grid, headings), width, kCaseColumn);
 }
 
 std::size_t count_rules(const std::vector<Reading>& readings) {
