@@ -22,4 +22,10 @@ bool is_adhoc(const ExperimentInfo& ex) {
   return path != ex.document.end() && path->is_string() && ends_with(path->get<std::string>(), " (as an experiment)");
 }
 
+std::string result_label(const ExperimentInfo& ex, const std::string& case_name) {
+  for (const auto& c : ex.cases)
+    if (c.name == case_name && !c.show.empty()) return c.show;
+  return "result";
+}
+
 }  // namespace gilhost

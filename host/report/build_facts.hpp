@@ -15,4 +15,7 @@ std::string gil_reenabled_text(const Summary& summary, const std::string& label)
 // TOML file: its report compares the builds with the first, as `run` did.
 bool is_adhoc(const ExperimentInfo& ex);
 
+// What a grid cell's result is: the case's show key ("parallelism"), else "result".
+std::string result_label(const ExperimentInfo& ex, const std::string& case_name);
+
 }  // namespace gilhost

@@ -16,9 +16,20 @@ std::vector<std::size_t> column_widths(const Table& t) {
   std::vector<std::size_t> w;
   for (const auto& c : t.columns) w.push_back(display_width(c.terminal_title.empty() ? c.title : c.terminal_title));
   for (const auto& row : t.rows)
-    for (std::size_t i = 0; i < row.size() && i < w.size(); ++i) w[i] = std::max(w[i], display_width(row[i]));
+    for (std::size_t i = 0; i < row.size() && i < w.size(); ++i) w[i] = std::max(w[i], cell_width(row[i]));
   return w;
 }
+
+// The key column's prose (a view's title: words, not a name) broken at spaces into lines of `width` at
+// most, rather than cut mid-phrase; a word wider than that is cut in its middle.
+std::string wrapped_cell(const std::string& text, std::size_t width) {
+  std::string out;
+  for (const auto& line : split(wrap_text(text, width, 0), '\n'))
+    out += (out.empty() ? "" : "\n") + (display_width(line) > width ? shorten_display(line, width) : line);
+  return out;
+}
+
+bool is_prose(const std::string& cell) { return cell.find(' ') != std::string::npos && cell.find('[') == std::string::npos; }
 
 Table without_column(const Table& t, std::size_t col) {
   Table out = t;
@@ -36,6 +47,12 @@ std::size_t next_to_drop(const Table& t) {
 }
 
 }  // namespace
+
+std::size_t cell_width(const std::string& cell) {
+  std::size_t widest = 0;
+  for (const auto& line : split(cell, '\n')) widest = std::max(widest, display_width(line));
+  return widest;
+}
 
 std::size_t table_width(const Table& table) {
   std::size_t total = 0;
@@ -86,7 +103,8 @@ Table fit_table(const Table& table, std::size_t width) {
     const std::size_t excess = table_width(view) - width, next = sorted.size() > 1 ? sorted[1] : 0;
     std::size_t target = std::max({kNarrowest, w[widest] - std::min(w[widest], excess), next});
     if (target >= w[widest]) target = w[widest] - 1;
-    for (auto& row : view.rows) row[widest] = shorten_display(row[widest], target);
+    for (auto& row : view.rows)
+      row[widest] = widest == 0 && is_prose(row[widest]) ? wrapped_cell(row[widest], target) : shorten_display(row[widest], target);
     std::string& title = view.columns[widest].terminal_title.empty() ? view.columns[widest].title : view.columns[widest].terminal_title;
     title = truncate_display(title, target);
   }
