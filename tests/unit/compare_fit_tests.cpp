@@ -7,6 +7,7 @@
 #include "report/build_facts.hpp"
 #include "report/compare.hpp"
 #include "report/fit.hpp"
+#include "report/metrics.hpp"
 #include "report/merge.hpp"
 #include "report/model.hpp"
 #include "report/summary.hpp"
@@ -170,4 +171,24 @@ TEST_CASE("report of an ad-hoc script's results keeps the vs table run printed",
   // A TOML experiment's report compares builds only when asked (--baseline-python).
   std::get<MetaRecord>(file.lines.front()).experiment.document["path"] = "/tmp/exp.toml";
   CHECK_FALSE(build_report_model(merge_results({file}), {}).sections[0].compares_builds());
+}
+
+TEST_CASE("the metrics table leaves out a timer that repeats the case time", "[compare-fit]") {
+  Summary sum;
+  sum.cases = {"cpu"};
+  sum.interpreters = {"3.12.1"};
+  Cell cell;
+  for (int i = 0; i < 3; ++i) {
+    RunRecord r = fit_run("cpu", "3.12.1", 1000, i);
+    r.status = RunStatus::ok;
+    r.metrics = {{"wall_s", 1.02}, {"rps", 500.0 + i}, {"elapsed", 3.0}};
+    cell.runs.push_back(r);
+  }
+  cell.wall_s = compute_stats({1.0, 1.0, 1.0});
+  sum.cells[{"cpu", "3.12.1"}] = cell;
+  const Table t = build_metrics_table(sum, ExperimentInfo{});
+  std::vector<std::string> metrics;
+  for (const auto& row : t.rows) metrics.push_back(row[1]);
+  // wall_s is within 10 % of the 1 s case time: the grid has it. elapsed (3 s) times something else.
+  CHECK(metrics == std::vector<std::string>{"rps", "elapsed (the script's own timer)"});
 }
