@@ -1,5 +1,7 @@
 #include "report/build_facts.hpp"
 
+#include <algorithm>
+
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -26,6 +28,10 @@ std::string result_label(const ExperimentInfo& ex, const std::string& case_name)
   for (const auto& c : ex.cases)
     if (c.name == case_name && !c.show.empty()) return c.show;
   return "result";
+}
+
+bool has_result(const Cell& cell) {
+  return std::any_of(cell.runs.begin(), cell.runs.end(), [](const RunRecord& r) { return r.has_result && r.is_ok(); });
 }
 
 }  // namespace gilhost

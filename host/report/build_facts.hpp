@@ -18,4 +18,7 @@ bool is_adhoc(const ExperimentInfo& ex);
 // What a grid cell's result is: the case's show key ("parallelism"), else "result".
 std::string result_label(const ExperimentInfo& ex, const std::string& case_name);
 
+// Some measured run of the cell returned a result (else its result text is an error's type, or "-").
+bool has_result(const Cell& cell);
+
 }  // namespace gilhost

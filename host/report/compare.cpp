@@ -399,11 +399,11 @@ Table terse_comparison_table(const Comparison& c) {
   const bool gil = c.has_gil_wait();
   const Align R = Align::right;
   Table t;
-  t.columns = {Column("experiment"), Column("case"), Column("build"), Column("wall A → B", R), Column("B / A"), Column("p", R)};
+  t.columns = {Column("experiment"), Column("case"), Column("build"), Column("wall A → B", R), Column("B / A").wrapped(), Column("p", R)};
   t.columns[3].dropped_at(3);
   t.columns[5].dropped_at(5);
   if (gil) t.columns.push_back(Column("GIL wait A → B", R).dropped_at(4));
-  t.columns.emplace_back("verdict");
+  t.columns.push_back(Column("verdict").wrapped());
   const std::string long_form = "no measurable difference";
   for (const auto& r : c.rows) {
     std::string ratio = format_change(r.ratio);

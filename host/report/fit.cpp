@@ -20,16 +20,29 @@ std::vector<std::size_t> column_widths(const Table& t) {
   return w;
 }
 
-// The key column's prose (a view's title: words, not a name) broken at spaces into lines of `width` at
-// most, rather than cut mid-phrase; a word wider than that is cut in its middle.
+// A prose cell (a view's title, a ratio in words) broken at spaces into lines of `width` at most, rather
+// than cut mid-phrase; a word wider than that is cut in its middle.
 std::string wrapped_cell(const std::string& text, std::size_t width) {
   std::string out;
-  for (const auto& line : split(wrap_text(text, width, 0), '\n'))
+  std::string flowing = text;  // wrapped before: its lines flow again
+  std::replace(flowing.begin(), flowing.end(), '\n', ' ');
+  for (const auto& line : split(wrap_text(flowing, width, 0), '\n'))
     out += (out.empty() ? "" : "\n") + (display_width(line) > width ? shorten_display(line, width) : line);
   return out;
 }
 
-bool is_prose(const std::string& cell) { return cell.find(' ') != std::string::npos && cell.find('[') == std::string::npos; }
+
+// The prose columns (Column::wrap) wrapped first, down to 16 columns: a wrapped title loses nothing, a
+// cut figure does.
+void wrap_prose(Table& view, std::size_t width) {
+  constexpr std::size_t kProseNarrowest = 16;
+  for (std::size_t col = 0; col < view.columns.size() && table_width(view) > width; ++col) {
+    const std::size_t w = column_widths(view)[col], excess = table_width(view) - width;
+    if (!view.columns[col].wrap || w <= kProseNarrowest) continue;
+    const std::size_t target = std::max(kProseNarrowest, w - std::min(w, excess));
+    for (auto& row : view.rows) row[col] = wrapped_cell(row[col], target);
+  }
+}
 
 Table without_column(const Table& t, std::size_t col) {
   Table out = t;
@@ -91,6 +104,7 @@ Table fit_table(const Table& table, std::size_t width) {
   if (width == 0) return view;
   for (std::size_t col; table_width(view) > width && (col = next_to_drop(view)) != std::string::npos;)
     view = without_column(view, col);
+  wrap_prose(view, width);
   // Still too wide: cut the widest column's cells, a column at a time, down to 8 columns each.
   constexpr std::size_t kNarrowest = 8;
   while (table_width(view) > width) {
@@ -104,7 +118,7 @@ Table fit_table(const Table& table, std::size_t width) {
     std::size_t target = std::max({kNarrowest, w[widest] - std::min(w[widest], excess), next});
     if (target >= w[widest]) target = w[widest] - 1;
     for (auto& row : view.rows)
-      row[widest] = widest == 0 && is_prose(row[widest]) ? wrapped_cell(row[widest], target) : shorten_display(row[widest], target);
+      row[widest] = view.columns[widest].wrap ? wrapped_cell(row[widest], target) : shorten_display(row[widest], target);
     std::string& title = view.columns[widest].terminal_title.empty() ? view.columns[widest].title : view.columns[widest].terminal_title;
     title = truncate_display(title, target);
   }

@@ -11,8 +11,8 @@ namespace gilhost {
 
 // The terminal's view of `table` (its in_terminal columns, under their terminal titles), no wider than
 // `width` columns where it can be: columns with a drop order left out, highest first, then the widest
-// column's cells cut with "…" in their middle (to no less than 8 columns); the first column's prose (words
-// with spaces, a view's title) is wrapped at spaces instead, into a cell of several lines. width 0: only the terminal's view.
+// column's cells cut with "…" in their middle (to no less than 8 columns); a prose column's (Column::wrap)
+// broken at spaces instead, into cells of several lines. width 0: only the terminal's view.
 Table fit_table(const Table& table, std::size_t width);
 
 // `table` (its terminal's view) as tables of its first column and as many of the others as fit `width`

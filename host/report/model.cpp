@@ -155,7 +155,7 @@ Grid build_grid(const Section& s) {
         // No result to show: how parallel the run was says more than "-".
         // Each number says what it is: the result under its show key ("parallelism 0.90") or "result".
         cell.result = data->result_text == "-" && data->wall_s.n > 0 ? fmt::format("cpu/wall {:.2f}", data->cpu_per_wall.median)
-                      : data->result_text == "-" || data->wall_s.n == 0 ? data->result_text
+                      : data->result_text == "-" || data->wall_s.n == 0 || !has_result(*data) ? data->result_text
                                                    : result_label(s.experiment_meta, c) + " " + data->result_text;
         cell.mark = verdict_mark(*data);
         cell.expectations_ok = data->expectations_ok();

@@ -12,6 +12,7 @@
 #include "report/model.hpp"
 #include "report/summary.hpp"
 #include "report/text.hpp"
+#include "results/record_json.hpp"
 #include "results/results_file.hpp"
 #include "run/progress.hpp"
 #include "util/strings.hpp"
@@ -45,7 +46,6 @@ RunRecord fit_run(const std::string& case_name, const std::string& build, double
   r.repeat = repeat;
   r.round = repeat;
   r.wall_ns = static_cast<std::int64_t>(wall_ms * 1e6);
-  r.cpu_ns = r.wall_ns;
   return r;
 }
 
@@ -93,7 +93,9 @@ TEST_CASE("compare fits 80 columns; --wide (width 0) keeps every column", "[comp
   // Where columns are left out the text says which, and how to see them.
   const std::string narrow = render_comparison_text(c, 60);
   CHECK(widest_line(narrow) <= 60);
-  CHECK_THAT(narrow, Contains("--wide shows them"));
+  CHECK_THAT(narrow, Contains("--wide shows"));
+  CHECK_THAT(narrow, Contains("1.50x slower"));  // the ratio in words wraps rather than being cut
+  CHECK_THAT(narrow, !Contains("slo…"));
 }
 
 TEST_CASE("a list result reads as its count and a summary", "[compare-fit]") {
@@ -190,5 +192,18 @@ TEST_CASE("the metrics table leaves out a timer that repeats the case time", "[c
   std::vector<std::string> metrics;
   for (const auto& row : t.rows) metrics.push_back(row[1]);
   // wall_s is within 10 % of the 1 s case time: the grid has it. elapsed (3 s) times something else.
-  CHECK(metrics == std::vector<std::string>{"rps", "elapsed (the script's own timer)"});
+  CHECK(metrics == std::vector<std::string>{"elapsed (the script's own timer)", "rps"});
+}
+
+TEST_CASE("a view's title wraps at spaces rather than being cut mid-phrase", "[compare-fit]") {
+  Table t;
+  t.columns.push_back(Column("view").wrapped());
+  t.columns.emplace_back("3.12.1", Align::right);
+  t.columns.emplace_back("3.14.7t", Align::right);
+  t.add_row({"8 threads speedup over sequential, the free-threading answer", "1.02x (0.98–1.05) n=6", "3.10x (2.90–3.30) n=6"});
+  const std::string text = render_text_table(t, 64);  // room for the figures, not for the title
+  CHECK(widest_line(text) <= 64);
+  CHECK_THAT(text, Contains("8 threads speedup"));
+  CHECK_THAT(text, !Contains("…"));
+  CHECK_THAT(text, Contains("3.10x (2.90–3.30) n=6"));  // the figures whole, on the title's first line
 }
