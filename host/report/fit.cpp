@@ -26,7 +26,7 @@ std::string wrapped_cell(const std::string& text, std::size_t width) {
   std::string out;
   std::string flowing = text;  // wrapped before: its lines flow again
   std::replace(flowing.begin(), flowing.end(), '\n', ' ');
-  for (const auto& line : split(wrap_text(flowing, width, 0), '\n'))
+  for (const auto& line : split(wrap_text(flowing, width, 2), '\n'))  // continued lines indented
     out += (out.empty() ? "" : "\n") + (display_width(line) > width ? shorten_display(line, width) : line);
   return out;
 }

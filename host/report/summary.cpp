@@ -23,6 +23,7 @@ namespace {
 std::string list_summary(const nlohmann::json& list) {
   std::string count = std::to_string(list.size()) + (list.size() == 1 ? " value" : " values");
   if (list.empty()) return "no values";
+  if (list.size() == 1) return list.front().is_string() ? list.front().get<std::string>() : display_json(list.front());
   if (std::all_of(list.begin(), list.end(), [&](const nlohmann::json& x) { return x == list.front(); }))
     return count + ", all " + (list.front().is_string() ? list.front().get<std::string>() : display_json(list.front()));
   if (std::all_of(list.begin(), list.end(), [](const nlohmann::json& x) { return x.is_number(); })) {

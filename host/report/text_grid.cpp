@@ -41,7 +41,12 @@ std::vector<Table> grid_blocks(const Grid& grid, std::size_t width) {
   if (width == 0) return {grid_table(grid, headings)};
   // The builds' full labels, as every other table and line names them (a short "3.12" here beside a
   // "3.12.1" in the vs table read as two builds).
-  return column_blocks(grid_table(grid, headings), width, kCaseColumn);
+  Table t = grid_table(grid, headings);
+  // The case column gives up its width first (to kCaseColumn; a sweep keeps its "[...]"): a cut name is
+  // still told from its siblings, a cut cell loses its figures.
+  if (table_width(t) > width)
+    for (auto& row : t.rows) row[0] = shorten_display(row[0], kCaseColumn);
+  return column_blocks(t, width, kCaseColumn);
 }
 
 std::size_t count_rules(const std::vector<Reading>& readings) {

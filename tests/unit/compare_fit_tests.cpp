@@ -12,6 +12,7 @@
 #include "report/model.hpp"
 #include "report/summary.hpp"
 #include "report/text.hpp"
+#include "report/text_grid.hpp"
 #include "results/record_json.hpp"
 #include "results/results_file.hpp"
 #include "run/progress.hpp"
@@ -206,4 +207,21 @@ TEST_CASE("a view's title wraps at spaces rather than being cut mid-phrase", "[c
   CHECK_THAT(text, Contains("8 threads speedup"));
   CHECK_THAT(text, !Contains("…"));
   CHECK_THAT(text, Contains("3.10x (2.90–3.30) n=6"));  // the figures whole, on the title's first line
+}
+
+TEST_CASE("the grid's case column gives up its width before a cell's figures", "[compare-fit]") {
+  Grid g;
+  g.columns.push_back({"3.12.1", "3.12.1", false});
+  g.cases = {"subinterpreters_shared_gil[subinterpreters=8]"};
+  GridCell cell;
+  cell.state = GridCell::State::measured;
+  cell.wall = "201 ms n=1";
+  cell.result = "checksum " + result_display(nlohmann::json::array({399999, 399999, 399999, 399999, 399999, 399999, 399999, 399999}));
+  cell.mark = "✓";
+  g.cells = {{cell}};
+  const auto blocks = grid_blocks(g, 80);
+  REQUIRE(blocks.size() == 1);
+  CHECK(table_width(blocks[0]) <= 80);
+  CHECK(blocks[0].rows[0][1] == "201 ms n=1  checksum 8 values, all 399999 ✓");  // whole
+  CHECK(blocks[0].rows[0][0] == "subinterpreters_shared_g…[8]");  // the name cut to 28, its sweep value kept
 }
