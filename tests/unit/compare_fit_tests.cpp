@@ -7,6 +7,7 @@
 #include "report/build_facts.hpp"
 #include "report/compare.hpp"
 #include "report/fit.hpp"
+#include "report/html.hpp"
 #include "report/metrics.hpp"
 #include "report/merge.hpp"
 #include "report/model.hpp"
@@ -224,4 +225,20 @@ TEST_CASE("the grid's case column gives up its width before a cell's figures", "
   CHECK(table_width(blocks[0]) <= 80);
   CHECK(blocks[0].rows[0][1] == "201 ms n=1  checksum 8 values, all 399999 ✓");  // whole
   CHECK(blocks[0].rows[0][0] == "subinterpreters_shared_g…[8]");  // the name cut to 28, its sweep value kept
+}
+
+TEST_CASE("the HTML grid puts builds in rows where across would pass 1400 px", "[compare-fit]") {
+  auto html_of = [](int builds) {
+    LoadedResults file;
+    file.path = "many.jsonl";
+    file.lines.emplace_back(fit_meta(1'780'000'000'000'000'000));
+    for (int b = 0; b < builds; ++b)
+      for (int i = 0; i < 3; ++i) file.lines.emplace_back(fit_run("cpu", "3." + std::to_string(9 + b) + ".1", 100 + i, i));
+    return render_html(build_report_model(merge_results({file}), {}));
+  };
+  const std::string two = html_of(2), ten = html_of(10);
+  CHECK_THAT(two, Contains("<th>3.9.1</th><th>3.10.1</th>"));  // across
+  CHECK_THAT(two, !Contains("<th>build</th><th>median case time · result</th>"));
+  CHECK_THAT(ten, Contains("<th>build</th><th>median case time · result</th>"));  // one row a build
+  CHECK_THAT(ten, Contains("<td class=\"case\" rowspan=\"10\">cpu</td>"));
 }
