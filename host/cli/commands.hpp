@@ -36,6 +36,7 @@ struct CompareOptionsCli {
   std::string format = "text";  // text, md, json
   std::string output;
   bool fail_on_change = false;
+  bool wide = false;  // the text unabridged, whatever the terminal's width
   int session = 0;  // --session N, of each file
 };
 

@@ -35,6 +35,7 @@ std::unique_ptr<Subcommand> add_compare_command(CLI::App& app) {
                      "has changed only when p is below it and B / A beyond the threshold")
       ->check(CLI::Range(0.0, 1.0));  // 0 and 1 themselves: compare_runs refuses them
   compare.add_option("--session", cmp.session, "Only this session of each file (1 the first, -1 the last)")->type_name("N");
+  compare.add_flag("--wide", cmp.wide, "The text unabridged: every column, whatever the terminal's width");
   compare.add_flag("--fail-on-change", cmp.fail_on_change,
                    "Exit with status 1 when a cell changed significantly (p < alpha) beyond the threshold");
   return c;

@@ -132,7 +132,7 @@ int cmd_compare(const CompareOptionsCli& o) {
       std::cerr << "gilhost: " << side->sources.front() << ": " << side->malformed_lines << " malformed lines skipped\n";
   const bool written = o.format == "json" ? emit(comparison_json(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", o.output)
                        : o.format == "md" ? emit(render_comparison_markdown(c), o.output)
-                                          : emit(render_comparison_text(c), o.output);
+                                          : emit(render_comparison_text(c, o.wide || !o.output.empty() ? 0 : output_width(0)), o.output);
   if (!written) return 2;
   if (c.rows.empty()) {
     std::cerr << "gilhost: no cell of " << o.a << " matches one of " << o.b

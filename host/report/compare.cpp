@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "report/fit.hpp"
 #include "report/metrics.hpp"
 #include "report/summary.hpp"
 #include "report/table.hpp"
@@ -340,6 +341,9 @@ const char* kGilCaption =
     "A GIL, B GIL: the share of the Python threads' time spent waiting for the GIL (thread states, median over the "
     "runs); GIL Δ: B's against A's, in percentage points";
 
+const char* kTerseGilCaption =
+    "GIL wait: the share of the Python threads' time spent waiting for the GIL (thread states, median over the runs)";
+
 const char* kMetricsCaption =
     "metrics (the scripts' own figures: median ± MAD of the ok runs; B / A of the medians; p: Mann-Whitney U). "
     "No verdict: gilhost cannot tell whether more is better";
@@ -348,6 +352,7 @@ Table metrics_comparison_table(const Comparison& c) {
   Table t = Table::with_columns({"experiment", "case", "build", "metric", "A", "B", "B / A", "p"},
                                 {Align::left, Align::left, Align::left, Align::left, Align::right, Align::right,
                                  Align::right, Align::right});
+  t.columns.back().dropped_at(4);  // p
   for (const auto& m : c.metric_rows) {
     const std::string p = !m.a.n || !m.b.n ? "-" : m.test.p_value < 0.001 ? "<0.001" : fmt::format("{:.3f}", m.test.p_value);
     t.add_row({m.experiment, m.case_name, m.label_a == m.label_b ? m.label_a : m.label_a + " → " + m.label_b, m.metric,
@@ -358,22 +363,106 @@ Table metrics_comparison_table(const Comparison& c) {
 
 }  // namespace
 
-std::string render_comparison_text(const Comparison& c) {
-  std::string out = header_lines(c, "");
-  out += explanation(c) + "\n\n";
-  out += render_text_table(comparison_table(c));
-  if (c.has_gil_wait()) out += std::string(kGilCaption) + "\n";
-  out += "\n" + summary_line(c) + "\n";
+namespace {
+
+// The verdict in a few words, for a table that must fit a terminal; the summary line below it says the rest
+// (how many runs a side are needed).
+std::string verdict_short(const CompareRow& r, const CompareOptions& options) {
+  switch (r.verdict) {
+    case Verdict::changed: return r.noisy ? "! changed (noisy)" : "! changed";
+    case Verdict::within_threshold: return fmt::format("within {:g}%", options.threshold_pct);
+    case Verdict::no_change: return "no change";
+    case Verdict::too_few_runs: return "too few runs";
+    case Verdict::no_runs: return "no ok runs";
+  }
+  return "";
+}
+
+// Every row of `t` holds the same text in `column`: that text, else "".
+std::string shared_cell(const Table& t, std::size_t column) {
+  if (t.rows.empty()) return "";
+  for (const auto& row : t.rows)
+    if (row[column] != t.rows.front()[column]) return "";
+  return t.rows.front()[column];
+}
+
+// "190 ms → 219 ms": the two medians, the spread left to --wide.
+std::string walls_text(const CompareRow& r) {
+  auto median = [](const Stats& w) { return w.n ? format_seconds(w.median) : std::string("-"); };
+  return median(r.wall_a) + " → " + median(r.wall_b);
+}
+
+// The comparison table in a terminal's words: A's and B's walls in one column, as their GIL wait shares,
+// "no diff." for "no measurable difference" (a legend line says it), the verdict short (the summary line
+// says the rest).
+Table terse_comparison_table(const Comparison& c) {
+  const bool gil = c.has_gil_wait();
+  const Align R = Align::right;
+  Table t;
+  t.columns = {Column("experiment"), Column("case"), Column("build"), Column("wall A → B", R), Column("B / A").wrapped(), Column("p", R)};
+  t.columns[3].dropped_at(3);
+  t.columns[5].dropped_at(5);
+  if (gil) t.columns.push_back(Column("GIL wait A → B", R).dropped_at(4));
+  t.columns.push_back(Column("verdict").wrapped());
+  const std::string long_form = "no measurable difference";
+  for (const auto& r : c.rows) {
+    std::string ratio = format_change(r.ratio);
+    if (starts_with(ratio, long_form)) ratio = "no diff." + ratio.substr(long_form.size());
+    std::vector<std::string> row{r.experiment, r.case_name, build_name(r), walls_text(r), ratio, format_p(r)};
+    if (gil) row.push_back(gil_share_text(r.gil_a) + " → " + gil_share_text(r.gil_b));
+    row.push_back(verdict_short(r, c.options));
+    t.add_row(row);
+  }
+  return t;
+}
+
+// The terminal's view of a compare table: one experiment said once above it rather than in every row,
+// columns left out (highest drop first) and names cut to fit `width`, and a line naming what was left out.
+// width 0: the whole table.
+std::string fitted_table_text(Table t, std::size_t width) {
+  if (width == 0) return render_text_table(t);
+  std::string out;
+  if (const std::string experiment = shared_cell(t, 0); !experiment.empty()) {
+    out += wrap_text("experiment: " + experiment, width) + "\n";
+    t.columns[0].in_terminal = false;
+  }
+  const Table fitted = fit_table(t, width);
+  out += render_text_table(fitted);
+  std::vector<std::string> left_out;
+  for (const auto& col : t.columns) {
+    const bool kept = std::any_of(fitted.columns.begin(), fitted.columns.end(), [&](const Column& f) { return f.title == col.title; });
+    if (col.in_terminal && !kept) left_out.push_back(col.title);
+  }
+  if (!left_out.empty())
+    out += wrap_text("(left out to fit " + std::to_string(width) + " columns: " + join(left_out, ", ") + "; --wide shows them)", width) + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_comparison_text(const Comparison& c, std::size_t width) {
+  std::string out = wrap_text(header_lines(c, ""), width);
+  out += wrap_text(explanation(c), width) + "\n\n";
+  if (width == 0) out += render_text_table(comparison_table(c));
+  else {
+    const Table terse = terse_comparison_table(c);
+    out += fitted_table_text(terse, width);
+    if (std::any_of(terse.rows.begin(), terse.rows.end(), [](const auto& row) { return starts_with(row[4], "no diff."); }))
+      out += wrap_text("no diff.: no measurable difference, the ratio's 95 % interval holds 1 (or there is none)", width) + "\n";
+  }
+  if (c.has_gil_wait()) out += wrap_text(width == 0 ? kGilCaption : kTerseGilCaption, width) + "\n";
+  out += "\n" + wrap_text(summary_line(c), width) + "\n";
   for (const auto& r : c.rows)
     if (r.changed())
-      out += fmt::format("  ! {}: {} @ {}: {} (p {})\n", r.experiment, r.case_name, build_name(r), format_change(r.ratio),
-                         format_p(r));
-  if (!c.metric_rows.empty()) out += "\n" + std::string(kMetricsCaption) + "\n" + render_text_table(metrics_comparison_table(c));
-  if (!c.only_a.empty()) out += "only in A: " + join(c.only_a, ", ") + "\n";
-  if (!c.only_b.empty()) out += "only in B: " + join(c.only_b, ", ") + "\n";
+      out += wrap_text(fmt::format("  ! {}: {} @ {}: {} (p {})", r.experiment, r.case_name, build_name(r), format_change(r.ratio),
+                                   format_p(r)), width, 4) + "\n";
+  if (!c.metric_rows.empty())
+    out += "\n" + wrap_text(kMetricsCaption, width) + "\n" + fitted_table_text(metrics_comparison_table(c), width);
+  if (!c.only_a.empty()) out += wrap_text("only in A: " + join(c.only_a, ", "), width) + "\n";
+  if (!c.only_b.empty()) out += wrap_text("only in B: " + join(c.only_b, ", "), width) + "\n";
   if (!c.ambiguous.empty())
-    out += "not compared, several builds share the key (use --by label): " + join(c.ambiguous, "; ") + "\n";
-  if (const std::string note = session_note(c); !note.empty()) out += "\nnote: " + note + "\n";
+    out += wrap_text("not compared, several builds share the key (use --by label): " + join(c.ambiguous, "; "), width) + "\n";
+  if (const std::string note = session_note(c); !note.empty()) out += "\n" + wrap_text("note: " + note, width) + "\n";
   return out;
 }
 

@@ -84,7 +84,9 @@ struct Comparison {
 // Lines as from merge_results (metas and records of one or more files).
 Comparison compare_runs(const std::vector<ResultsLine>& a, const std::vector<ResultsLine>& b,
                         const CompareOptions& options);
-std::string render_comparison_text(const Comparison& c);
+// The text report; width > 0: fitted to that many columns (tables cut and columns left out as report/fit
+// does, prose broken at spaces), 0: everything, unwrapped (--wide, a file).
+std::string render_comparison_text(const Comparison& c, std::size_t width = 0);
 std::string render_comparison_markdown(const Comparison& c);
 // The verdict as the tables say it: "! changed", "no significant change", "too few runs to tell (3 a side;
 // 4+ needed)", ...

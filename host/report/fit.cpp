@@ -16,8 +16,32 @@ std::vector<std::size_t> column_widths(const Table& t) {
   std::vector<std::size_t> w;
   for (const auto& c : t.columns) w.push_back(display_width(c.terminal_title.empty() ? c.title : c.terminal_title));
   for (const auto& row : t.rows)
-    for (std::size_t i = 0; i < row.size() && i < w.size(); ++i) w[i] = std::max(w[i], display_width(row[i]));
+    for (std::size_t i = 0; i < row.size() && i < w.size(); ++i) w[i] = std::max(w[i], cell_width(row[i]));
   return w;
+}
+
+// A prose cell (a view's title, a ratio in words) broken at spaces into lines of `width` at most, rather
+// than cut mid-phrase; a word wider than that is cut in its middle.
+std::string wrapped_cell(const std::string& text, std::size_t width) {
+  std::string out;
+  std::string flowing = text;  // wrapped before: its lines flow again
+  std::replace(flowing.begin(), flowing.end(), '\n', ' ');
+  for (const auto& line : split(wrap_text(flowing, width, 2), '\n'))  // continued lines indented
+    out += (out.empty() ? "" : "\n") + (display_width(line) > width ? shorten_display(line, width) : line);
+  return out;
+}
+
+
+// The prose columns (Column::wrap) wrapped first, down to 16 columns: a wrapped title loses nothing, a
+// cut figure does.
+void wrap_prose(Table& view, std::size_t width) {
+  constexpr std::size_t kProseNarrowest = 16;
+  for (std::size_t col = 0; col < view.columns.size() && table_width(view) > width; ++col) {
+    const std::size_t w = column_widths(view)[col], excess = table_width(view) - width;
+    if (!view.columns[col].wrap || w <= kProseNarrowest) continue;
+    const std::size_t target = std::max(kProseNarrowest, w - std::min(w, excess));
+    for (auto& row : view.rows) row[col] = wrapped_cell(row[col], target);
+  }
 }
 
 Table without_column(const Table& t, std::size_t col) {
@@ -36,6 +60,12 @@ std::size_t next_to_drop(const Table& t) {
 }
 
 }  // namespace
+
+std::size_t cell_width(const std::string& cell) {
+  std::size_t widest = 0;
+  for (const auto& line : split(cell, '\n')) widest = std::max(widest, display_width(line));
+  return widest;
+}
 
 std::size_t table_width(const Table& table) {
   std::size_t total = 0;
@@ -74,6 +104,7 @@ Table fit_table(const Table& table, std::size_t width) {
   if (width == 0) return view;
   for (std::size_t col; table_width(view) > width && (col = next_to_drop(view)) != std::string::npos;)
     view = without_column(view, col);
+  wrap_prose(view, width);
   // Still too wide: cut the widest column's cells, a column at a time, down to 8 columns each.
   constexpr std::size_t kNarrowest = 8;
   while (table_width(view) > width) {
@@ -86,7 +117,8 @@ Table fit_table(const Table& table, std::size_t width) {
     const std::size_t excess = table_width(view) - width, next = sorted.size() > 1 ? sorted[1] : 0;
     std::size_t target = std::max({kNarrowest, w[widest] - std::min(w[widest], excess), next});
     if (target >= w[widest]) target = w[widest] - 1;
-    for (auto& row : view.rows) row[widest] = shorten_display(row[widest], target);
+    for (auto& row : view.rows)
+      row[widest] = view.columns[widest].wrap ? wrapped_cell(row[widest], target) : shorten_display(row[widest], target);
     std::string& title = view.columns[widest].terminal_title.empty() ? view.columns[widest].title : view.columns[widest].terminal_title;
     title = truncate_display(title, target);
   }
@@ -149,6 +181,37 @@ std::string shorten_display(const std::string& text, std::size_t width) {
     if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++kept;
   }
   return truncate_display(text.substr(0, i), width - kept) + text.substr(i);
+}
+
+namespace {
+
+std::string wrap_line(const std::string& line, std::size_t width, std::size_t hang) {
+  const std::size_t indent = std::min(line.find_first_not_of(' '), line.size());
+  const std::string first = line.substr(0, indent), next = std::string(indent + hang, ' ');
+  std::string out, current = first;
+  for (const auto& word : split(line.substr(indent), ' ')) {
+    if (word.empty()) continue;
+    const bool fresh = current == first || current == next;
+    if (!fresh && display_width(current) + 1 + display_width(word) > width) {
+      out += current + "\n";
+      current = next;
+    }
+    current += (current == first || current == next ? "" : " ") + word;
+  }
+  return out + current;
+}
+
+}  // namespace
+
+std::string wrap_text(const std::string& text, std::size_t width, std::size_t hang) {
+  if (width == 0) return text;
+  std::string out;
+  const std::vector<std::string> lines = split(text, '\n');
+  for (std::size_t n = 0; n < lines.size(); ++n) {
+    out += display_width(lines[n]) <= width ? lines[n] : wrap_line(lines[n], width, hang);
+    if (n + 1 < lines.size()) out += "\n";
+  }
+  return out;
 }
 
 std::size_t output_width(std::size_t not_a_terminal) {

@@ -130,7 +130,7 @@ std::vector<Headline> build_headlines(const Summary& sum, const std::vector<View
 
 Table headlines_table(const std::vector<Headline>& headlines, const std::vector<std::string>& builds) {
   Table t;
-  t.columns.emplace_back("view");
+  t.columns.push_back(Column("view").wrapped());  // a title is prose: wrapped, never cut mid-phrase
   for (const auto& b : builds) t.columns.emplace_back(b, Align::right);
   t.columns.emplace_back("the article", Align::right);
   for (const auto& h : headlines) {

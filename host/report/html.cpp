@@ -69,7 +69,8 @@ table { border-collapse: collapse; margin: 6px 0 10px; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--head); font-weight: 600; white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-table.grid td { white-space: nowrap; font-variant-numeric: tabular-nums; }
+table.grid td { font-variant-numeric: tabular-nums; }
+table.grid span.nw, table.grid td.case { white-space: nowrap; }
 table.grid td.case, table.details td.case { font-weight: 600; }
 td.fail { background: #ffebe9; }
 td.err { background: #fff8c5; }
@@ -143,32 +144,67 @@ std::string builds_html(const Section& s) {
   return out + "</tbody></table></div>\n";
 }
 
-std::string grid_html(const Section& s) {
+// One grid cell's <td>: the wall and the result, the marks, the vs baseline figure beneath.
+std::string grid_cell_html(const Section& s, std::size_t c, std::size_t k) {
   const Grid& grid = s.grid;
+  const GridCell& cell = grid.cells[c][k];
+  if (cell.state == GridCell::State::skipped) return "<td class=\"skip\">skipped</td>";
+  const bool measured = cell.state == GridCell::State::measured;
+  const std::string cls = !cell.expectations_ok ? "fail" : cell.statuses != "ok" ? "err" : "";
+  std::string out = "<td" + (cls.empty() ? "" : " class=\"" + cls + "\"") + " title=\"" +
+                    e(grid.cases[c] + " @ " + grid.columns[k].label + ": " + cell.statuses) + "\">" +
+                    // The time and the result each whole; the line may break between them where the page is narrow.
+                    (measured ? "<span class=\"nw\">" + e(cell.wall) + " ·</span> <span class=\"nw\">" + e(cell.result) + "</span>"
+                              : "(warm-up only)") +
+                    (cell.mark.empty() ? "" : " <span class=\"" + std::string(cell.expectations_ok ? "ok" : "bad") + "\">" + cell.mark + "</span>");
+  if (measured && cell.show_statuses) out += fmt::format(" [{}]", e(cell.statuses));
+  if (!cell.vs_baseline.empty()) out += "<br><span class=\"muted\">vs " + e(s.baseline_python) + ": " + e(cell.vs_baseline) + "</span>";
+  return out + "</td>";
+}
+
+std::string build_heading_html(const GridColumn& col) {
+  return e(col.heading) + (col.baseline ? " <span class=\"muted\">(baseline)</span>" : "");
+}
+
+// About how narrow the grid can render with builds across, its time and result on two lines (px: 7.5 a
+// character of 14 px system-ui, as chromium draws the demo report's grid; 18 of padding and border a
+// cell), to tell whether it fits the page.
+double grid_width_px(const Grid& grid) {
+  auto px = [](std::size_t chars) { return 7.5 * static_cast<double>(chars) + 18; };
+  std::size_t case_chars = 4;
+  for (const auto& c : grid.cases) case_chars = std::max(case_chars, display_width(c));
+  double total = px(case_chars);
+  for (std::size_t k = 0; k < grid.columns.size(); ++k) {
+    std::size_t chars = display_width(grid.columns[k].heading) + 11;
+    for (const auto& row : grid.cells)
+      chars = std::max({chars, display_width(row[k].wall) + 2, display_width(row[k].result) + 4 + display_width(row[k].statuses),
+                        display_width(row[k].vs_baseline) + 9});
+    total += px(chars);
+  }
+  return total;
+}
+
+// Builds across, cases down; where that is wider than the page (kPageTable px), one row per case and build.
+std::string grid_html(const Section& s) {
+  constexpr double kPageTable = 1330;  // 1400 px of window less the body's padding
+  const Grid& grid = s.grid;
+  const bool across = grid_width_px(grid) <= kPageTable;
   std::string out = "<div class=\"scroll\"><table class=\"grid\"><thead><tr><th>case</th>";
-  for (const auto& col : grid.columns)
-    out += "<th>" + e(col.heading) + (col.baseline ? " <span class=\"muted\">(baseline)</span>" : "") + "</th>";
+  if (across)
+    for (const auto& col : grid.columns) out += "<th>" + build_heading_html(col) + "</th>";
+  else
+    out += "<th>build</th><th>median case time · result</th>";
   out += "</tr></thead><tbody>\n";
   for (std::size_t c = 0; c < grid.cases.size(); ++c) {
-    out += "<tr><td class=\"case\">" + e(grid.cases[c]) + "</td>";
-    for (std::size_t k = 0; k < grid.columns.size(); ++k) {
-      const GridCell& cell = grid.cells[c][k];
-      if (cell.state == GridCell::State::skipped) {
-        out += "<td class=\"skip\">skipped</td>";
-        continue;
-      }
-      const bool measured = cell.state == GridCell::State::measured;
-      const std::string cls = !cell.expectations_ok ? "fail" : cell.statuses != "ok" ? "err" : "";
-      out += "<td" + (cls.empty() ? "" : " class=\"" + cls + "\"") + " title=\"" +
-             e(grid.cases[c] + " @ " + grid.columns[k].label + ": " + cell.statuses) + "\">" +
-             e(measured ? cell.wall + " · " + cell.result : "(warm-up only)") +
-             (cell.mark.empty() ? "" : " <span class=\"" + std::string(cell.expectations_ok ? "ok" : "bad") + "\">" + cell.mark + "</span>");
-      if (measured && cell.show_statuses) out += fmt::format(" [{}]", e(cell.statuses));
-      if (!cell.vs_baseline.empty())
-        out += "<br><span class=\"muted\">vs " + e(s.baseline_python) + ": " + e(cell.vs_baseline) + "</span>";
-      out += "</td>";
+    if (across) {
+      out += "<tr><td class=\"case\">" + e(grid.cases[c]) + "</td>";
+      for (std::size_t k = 0; k < grid.columns.size(); ++k) out += grid_cell_html(s, c, k);
+      out += "</tr>\n";
+      continue;
     }
-    out += "</tr>\n";
+    for (std::size_t k = 0; k < grid.columns.size(); ++k)
+      out += "<tr>" + (k == 0 ? fmt::format("<td class=\"case\" rowspan=\"{}\">", grid.columns.size()) + e(grid.cases[c]) + "</td>" : "") +
+             "<td>" + build_heading_html(grid.columns[k]) + "</td>" + grid_cell_html(s, c, k) + "</tr>\n";
   }
   return out + "</tbody></table></div>\n";
 }

@@ -69,6 +69,26 @@ std::string format_metric(const Stats& s) {
   return out;
 }
 
+namespace {
+
+// A timer the script kept of the call itself (cpu_bound's wall_s) repeats the case time the grid shows:
+// true where its median is within 10 % of the cell's median case time in every cell that has both.
+bool repeats_case_time(const Summary& sum, const std::string& case_name, const std::string& name) {
+  if (figure_label(name) == name) return false;  // not a timer
+  bool compared = false;
+  for (const auto& i : sum.interpreters) {
+    const Cell* cell = sum.cell(case_name, i);
+    if (!cell || cell->wall_s.n == 0) continue;
+    const Stats m = compute_stats(metric_values(cell->runs, name));
+    if (m.n == 0) continue;
+    if (std::abs(m.median - cell->wall_s.median) > 0.1 * cell->wall_s.median) return false;
+    compared = true;
+  }
+  return compared;
+}
+
+}  // namespace
+
 Table build_metrics_table(const Summary& sum, const ExperimentInfo& ex) {
   Table t;
   t.columns.emplace_back("case");
@@ -84,6 +104,7 @@ Table build_metrics_table(const Summary& sum, const ExperimentInfo& ex) {
         for (const auto& [name, regex] : info.extract) add_unique(names, name);
     for (const auto& name : metric_names(runs)) add_unique(names, name);
     for (const auto& name : names) {
+      if (repeats_case_time(sum, c, name)) continue;  // the grid has it
       std::vector<std::string> row{c, figure_label(name)};
       for (const auto& i : sum.interpreters) {
         const Cell* cell = sum.cell(c, i);

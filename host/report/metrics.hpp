@@ -33,7 +33,8 @@ std::string figure_label(const std::string& key);
 std::string format_metric(const Stats& s);
 
 // Rows (case, metric), a column per build: a case's [case.extract] names first (one that
-// never matched shows as "-"), then what its runs report besides; empty when there is none.
+// never matched shows as "-"), then what its runs report besides; empty when there is none. A timer the
+// script kept of the call (wall_s) within 10 % of the case time in every cell is left out: the grid has it.
 Table build_metrics_table(const Summary& sum, const ExperimentInfo& ex);
 
 // Where each extracted metric came from: "pyfunction: stdout, '^pyfunction\s+([0-9.]+)x'", one per

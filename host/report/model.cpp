@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "discover/selector.hpp"
+#include "report/build_facts.hpp"
 #include "report/comparable.hpp"
 #include "report/metrics.hpp"
 #include "util/strings.hpp"
@@ -132,7 +133,8 @@ std::string column_heading(const Section& s, const std::string& label) {
   bool exec = b && b->mode == "exec";
   for (const auto& [key, cell] : s.summary.cells)
     if (key.second == label && cell.mode == "exec") exec = true;
-  return label + (exec ? " (exec)" : "");
+  const std::string reenabled = gil_reenabled_text(s.summary, label);
+  return label + (exec ? " (exec)" : "") + (reenabled.empty() ? "" : " (" + reenabled + ")");
 }
 
 Grid build_grid(const Section& s) {
@@ -151,8 +153,10 @@ Grid build_grid(const Section& s) {
         cell.state = data->runs.empty() ? GridCell::State::warmup_only : GridCell::State::measured;
         cell.wall = wall_cell_text(*data);
         // No result to show: how parallel the run was says more than "-".
-        cell.result = data->result_text != "-" || data->wall_s.n == 0 ? data->result_text
-                                                                      : fmt::format("cpu/wall {:.2f}", data->cpu_per_wall.median);
+        // Each number says what it is: the result under its show key ("parallelism 0.90") or "result".
+        cell.result = data->result_text == "-" && data->wall_s.n > 0 ? fmt::format("cpu/wall {:.2f}", data->cpu_per_wall.median)
+                      : data->result_text == "-" || data->wall_s.n == 0 || !has_result(*data) ? data->result_text
+                                                   : result_label(s.experiment_meta, c) + " " + data->result_text;
         cell.mark = verdict_mark(*data);
         cell.expectations_ok = data->expectations_ok();
         cell.statuses = data->statuses;
@@ -324,6 +328,7 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   if (!s.metas.empty()) s.machine = s.metas.front().machine;
   s.details = options.details;
   if (!options.baseline_python.empty()) compute_vs_baseline(s, options.baseline_python);
+  else if (is_adhoc(ex) && s.builds.size() > 1) compute_vs_baseline(s, s.builds.front().label);  // as `run` printed it
 
   s.grid = build_grid(s);
   s.details_table = build_details(s);
@@ -331,6 +336,10 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   s.machines_table = build_machines(s);
   if (s.multi_host()) s.notes.insert(s.notes.begin(), machines_note(s));
   for (auto& note : leftover_notes(s.summary)) s.notes.push_back(std::move(note));
+  for (const auto& label : s.summary.interpreters)
+    if (const std::string reenabled = gil_reenabled_text(s.summary, label); !reenabled.empty())
+      s.notes.push_back(label + ": " + reenabled + " — an extension without free-threading support turned it back on, so "
+                        "its figures are a GIL build's");
   s.unstable = unstable_notes(s.summary);
   s.precision_notes = precision_notes(s.summary);
   s.gil_unknown = gil_unknown_notes(s.summary);

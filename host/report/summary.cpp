@@ -16,8 +16,28 @@ const Cell* Summary::cell(const std::string& c, const std::string& i) const {
   return it == cells.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// A list as a reader takes it in: "8 values, all 799998", "8 values, 799990–799998" for numbers, else
+// "8 values" (the JSON keeps them all).
+std::string list_summary(const nlohmann::json& list) {
+  std::string count = std::to_string(list.size()) + (list.size() == 1 ? " value" : " values");
+  if (list.empty()) return "no values";
+  if (list.size() == 1) return list.front().is_string() ? list.front().get<std::string>() : display_json(list.front());
+  if (std::all_of(list.begin(), list.end(), [&](const nlohmann::json& x) { return x == list.front(); }))
+    return count + ", all " + (list.front().is_string() ? list.front().get<std::string>() : display_json(list.front()));
+  if (std::all_of(list.begin(), list.end(), [](const nlohmann::json& x) { return x.is_number(); })) {
+    const auto [lo, hi] = std::minmax_element(list.begin(), list.end(),
+                                              [](const auto& a, const auto& b) { return a.template get<double>() < b.template get<double>(); });
+    return count + ", " + display_json(*lo) + "–" + display_json(*hi);
+  }
+  return count;
+}
+
+}  // namespace
+
 std::string result_display(const nlohmann::json& v, std::size_t width) {
-  std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "-" : display_json(v);
+  std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "-" : v.is_array() ? list_summary(v) : display_json(v);
   if (v.is_number_float()) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", v.get<double>());

@@ -34,8 +34,8 @@ std::string TextTable::render() const {
   std::vector<std::size_t> w(header_.size(), 0);
   for (std::size_t i = 0; i < header_.size(); ++i) w[i] = display_width(header_[i]);
   for (const auto& r : rows_)
-    for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], display_width(r[i]));
-  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], cell_width(r[i]));
+  auto one_line = [&](const std::vector<std::string>& cells) {
     std::string out;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       std::string pad(w[i] - display_width(cells[i]), ' ');
@@ -44,6 +44,22 @@ std::string TextTable::render() const {
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
+  };
+  // A cell of several lines (report/fit wrapped it) makes its row as many lines tall, the others blank below.
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::vector<std::vector<std::string>> split_cells;
+    std::size_t height = 1;
+    for (const auto& c : cells) {
+      split_cells.push_back(c.find('\n') == std::string::npos ? std::vector<std::string>{c} : split(c, '\n'));
+      height = std::max(height, split_cells.back().size());
+    }
+    std::string out;
+    for (std::size_t n = 0; n < height; ++n) {
+      std::vector<std::string> physical;
+      for (const auto& parts : split_cells) physical.push_back(n < parts.size() ? parts[n] : "");
+      out += one_line(physical);
+    }
+    return out;
   };
   std::string out = line(header_);
   std::size_t total = 0;

@@ -21,8 +21,15 @@ struct Column {
   std::string terminal_title;  // "" = title
   // Where the terminal is too narrow (report/fit): 0 is always kept; the others are left out, highest first.
   int drop = 0;
+  // Prose (a view's title, a ratio in words): where the terminal is too narrow its cells are broken at
+  // spaces onto more lines rather than cut with "…".
+  bool wrap = false;
   Column& dropped_at(int order) {
     drop = order;
+    return *this;
+  }
+  Column& wrapped() {
+    wrap = true;
     return *this;
   }
 };

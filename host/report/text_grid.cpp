@@ -39,7 +39,14 @@ std::vector<Table> grid_blocks(const Grid& grid, std::size_t width) {
   std::vector<std::string> headings;
   for (const auto& col : grid.columns) headings.push_back(col.heading);
   if (width == 0) return {grid_table(grid, headings)};
-  return column_blocks(grid_table(grid, short_build_labels(headings)), width, kCaseColumn);
+  // The builds' full labels, as every other table and line names them (a short "3.12" here beside a
+  // "3.12.1" in the vs table read as two builds).
+  Table t = grid_table(grid, headings);
+  // The case column gives up its width first (to kCaseColumn; a sweep keeps its "[...]"): a cut name is
+  // still told from its siblings, a cut cell loses its figures.
+  if (table_width(t) > width)
+    for (auto& row : t.rows) row[0] = shorten_display(row[0], kCaseColumn);
+  return column_blocks(t, width, kCaseColumn);
 }
 
 std::size_t count_rules(const std::vector<Reading>& readings) {

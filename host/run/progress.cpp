@@ -15,6 +15,27 @@
 
 namespace gilhost {
 
+std::optional<double> eta_seconds(const Progress& p) {
+  if (p.done == 0) return std::nullopt;
+  // The finished runs' mean, for a cell that has not run yet.
+  double seconds = 0;
+  int runs = 0;
+  for (const auto& [cell, observed] : p.observed) {
+    runs += observed.first;
+    seconds += observed.second;
+  }
+  const double mean = runs > 0 ? seconds / runs : (p.elapsed_s - p.run_elapsed_s) / p.done;
+  if (!p.run || !p.rest_end) return std::max(0.0, mean * (p.total - p.done) - p.run_elapsed_s);
+  auto expected = [&](const PlannedRun& r) {
+    const auto it = p.observed.find({r.c, r.interp});
+    return it != p.observed.end() && it->second.first > 0 ? it->second.second / it->second.first : mean;
+  };
+  // This run's rest (at least nothing), then each run still planned at its own cell's pace.
+  double left = std::max(0.0, expected(*p.run) - p.run_elapsed_s);
+  for (const PlannedRun* r = p.run + 1; r < p.rest_end; ++r) left += expected(*r);
+  return left;
+}
+
 std::string progress_line(const Progress& p) {
   // With a precision target the count is open-ended: rounds are added while cells are short of it.
   const std::string more = p.precision > 0 ? "+" : "";
@@ -22,10 +43,9 @@ std::string progress_line(const Progress& p) {
                      " @ " + p.run->interp->label + (p.run->warmup ? " warm-up" : "");
   line += "  " + format_duration(p.run_elapsed_s) + " of " + fmt::format("{:g}s", p.timeout_s) + " timeout";
   line += " · total " + format_duration(p.elapsed_s);
-  // The runs still to come at the finished runs' pace, less what this one has taken already: with a
-  // target, the runs known so far, so at least that.
-  const double pace = p.done > 0 ? (p.elapsed_s - p.run_elapsed_s) / p.done : 0;
-  if (p.done > 0) line += ", ETA " + format_duration(std::max(0.0, pace * (p.total - p.done) - p.run_elapsed_s)) + more;
+  // The runs still to come at the pace their cells have run so far: with a target, the runs known so
+  // far, so at least that.
+  if (const auto eta = eta_seconds(p)) line += ", ETA " + format_duration(*eta) + more;
   if (p.precision > 0) line += " (" + std::to_string(p.min_rounds) + "+ rounds, to " + precision_text(p.precision) + ")";
   return line;
 }

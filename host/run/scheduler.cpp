@@ -422,6 +422,7 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
     progress.run_elapsed_s = 0;
     progress.timeout_s = ex.timeout_s;
+    const double started_s = progress.elapsed_s;
     if (options.on_start) options.on_start(progress);
 
     ChildRequest req = child_request(ex, run, options, run.interp->gil_forced ? gil_env : env);
@@ -448,16 +449,21 @@ SessionResult run_session(const Experiment& ex, const Selection& selection, cons
     ++progress.done;
     progress.record = &session.runs.back();
     progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+    auto& [runs_of_cell, seconds_of_cell] = progress.observed[{run.c, run.interp}];
+    ++runs_of_cell;
+    seconds_of_cell += progress.elapsed_s - started_s;
     if (options.on_finish) options.on_finish(progress);
     return true;
   };
   bool going = true;
+  progress.rest_end = plan.runs.data() + plan.runs.size();
   for (auto at = plan.runs.begin(); going && at != plan.runs.end(); ++at) going = run_one(*at);
   // Past the planned rounds, a round of the cells still short of the precision target (run/precision).
   for (int round = ex.warmup + ex.repeat; going; ++round) {
     const std::vector<PlannedRun> more = precision_round(plan, stops, round, ex.warmup, ex.repeat);
     if (more.empty()) break;
     progress.total += static_cast<int>(more.size());
+    progress.rest_end = more.data() + more.size();
     for (auto at = more.begin(); going && at != more.end(); ++at) going = run_one(*at);
   }
   return session;

@@ -2,6 +2,7 @@
 // Runs the plan one child at a time and turns each child's outcome into a run record.
 #include <atomic>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct Progress {
   double timeout_s = 0;      // this run's
   double precision = 0;      // the precision target (0: none): `total` grows while cells are short of it
   int min_rounds = 0;        // the measured rounds every cell gets (`repeat`)
+  // What has run, for the ETA (run/progress): each cell's finished runs and the seconds they took, and the
+  // end of the runs planned after this one ([run + 1, rest_end) of the same vector; nullptr: unknown).
+  std::map<std::pair<const Case*, const Interpreter*>, std::pair<int, double>> observed;
+  const PlannedRun* rest_end = nullptr;
 };
 
 struct SchedulerOptions {

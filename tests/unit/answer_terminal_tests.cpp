@@ -146,8 +146,8 @@ TEST_CASE("grid blocks: as many builds as fit beside the case column", "[answer-
   const auto blocks = grid_blocks(g, 70);  // case 10 + 2 x (2 + 28): two builds a block
   REQUIRE(blocks.size() == 2);
   CHECK(blocks[0].columns.size() == 3);
-  CHECK(blocks[0].columns[1].title == "3.12");
-  CHECK(blocks[1].columns[1].title == "3.14t");
+  CHECK(blocks[0].columns[1].title == "3.12.1");  // the full label, as the other tables name it
+  CHECK(blocks[1].columns[1].title == "3.14.7t");
   for (const auto& b : blocks) CHECK(table_width(b) <= 70);
 }
 

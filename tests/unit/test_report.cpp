@@ -263,7 +263,7 @@ TEST_CASE("result_display: strings bare, floats short, long values cut", "[repor
   CHECK(gilhost::result_display(json(nullptr)) == "-");
   CHECK(gilhost::result_display(json(42)) == "42");
   CHECK(gilhost::result_display(json(3.14159265)) == "3.142");
-  CHECK(gilhost::result_display(json({1, 2})) == "[1,2]");
+  CHECK(gilhost::result_display(json({1, 2})) == "2 values, 1–2");  // a list: its count and a summary
   CHECK(gilhost::result_display(json(std::string(30, 'a')), 10) == "aaaaaaaaa…");
   // Cut by characters, never inside a UTF-8 sequence.
   std::string accents;
