@@ -210,17 +210,18 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
 }
 
 std::optional<protocol::GilEvent> script_interpreters(const py::Api& api) {
-  // The modules every way of making interpreters from Python goes through (3.12-3.13, 3.14).
-  py::Ref ns(api, api.PyDict_New());
-  if (!ns || api.PyDict_SetItemString(ns.get(), "__builtins__", api.PyEval_GetBuiltins()) != 0) return std::nullopt;
-  py::Ref used(api, api.PyRun_StringFlags(
-                        "int(any(m in __import__('sys').modules for m in ('_interpreters', '_xxsubinterpreters')))",
-                        py::kEvalInput, ns.get(), ns.get(), nullptr));
-  if (!used) {
+  // The modules every way of making interpreters from Python goes through (3.12-3.13, 3.14), looked up
+  // in sys.modules with the C API: compiling the same test as a string cost every run the compiler.
+  py::Ref sys(api, api.PyImport_ImportModule("sys"));
+  py::Ref modules(api, sys ? api.PyObject_GetAttrString(sys.get(), "modules") : nullptr);
+  if (!modules) {
     api.PyErr_Clear();
     return std::nullopt;
   }
-  if (api.PyLong_AsLong(used.get()) == 0) return std::nullopt;
+  bool used = false;
+  for (const char* name : {"_interpreters", "_xxsubinterpreters"})
+    used = used || api.PyDict_GetItemString(modules.get(), name) != nullptr;  // borrowed; never raises
+  if (!used) return std::nullopt;
   protocol::GilEvent event;
   event.interpreter = kScriptInterpreters;
   event.has_gil = true;
