@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -51,7 +53,15 @@ std::vector<json> session(const Sandbox& sb, const Build& b, const std::string& 
   return runs;
 }
 
-json windows_of(const json& run) { return run.at("thread_states").value("gil_windows", json::array()); }
+// Each GIL window of the run as (its start's offset in its page, its width): libpython loads at a
+// different page-aligned address in each process (ASLR), so the same offset from the load address shows
+// as the same place within a page.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> windows_of(const json& run) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const json& w : run.at("thread_states").value("gil_windows", json::array()))
+    out.emplace_back(w.at(0).get<std::uint64_t>() % 4096, w.at(1).get<std::uint64_t>() - w.at(0).get<std::uint64_t>());
+  return out;
+}
 
 // The build's one cache file of GIL offsets in the sandbox's cache.
 fs::path cache_file(const Sandbox& sb) {
@@ -83,7 +93,7 @@ TEST_CASE("GIL offset cache: later runs take the offset a full locate found, che
     }
     CHECK(windows_of(runs[0]).empty() == b.free_threaded);  // a GIL build has its window; 3.14t none
 
-    // A cache whose check fails (the state pointer a word off, or the GIL said off on a GIL build): the
+    // A cache whose check fails (the state pointer a word off; on 3.14t, a GIL where there is none): the
     // next run locates again, finds the same window and writes the right offset back.
     const fs::path file = cache_file(sb);
     const auto id = gilhost::library_identity(b.libpython);
