@@ -125,20 +125,24 @@ std::uintptr_t word_at(std::uintptr_t address) {
   return value;
 }
 
-// sys._is_gil_enabled() is False now (only a free-threaded build's; older builds have no such function).
-bool gil_off_now(const py::Api& api) {
+// sys._is_gil_enabled() now, called through the C API (nothing compiled); nullopt where there is no
+// such function (before 3.13: there is always a GIL).
+std::optional<bool> gil_enabled_sys(const py::Api& api) {
   py::Ref sys(api, api.PyImport_ImportModule("sys"));
   py::Ref fn(api, sys ? api.PyObject_GetAttrString(sys.get(), "_is_gil_enabled") : nullptr);
   py::Ref on(api, fn ? api.PyObject_CallObject(fn.get(), nullptr) : nullptr);
-  const bool off = on && api.PyLong_AsLong(on.get()) == 0;
+  std::optional<bool> out;
+  if (on) out = api.PyLong_AsLong(on.get()) != 0;
   api.PyErr_Clear();
-  return off;
+  return out;
 }
 
-// Whether a cached offset holds in this process: the GIL is off as it was, or the word the last
-// holder's state was seen at holds this thread's state (it holds the GIL, and took it last).
-bool cached_offset_holds(const py::Api& api, std::uintptr_t base, const GilOffset& o) {
-  if (!o.has_gil) return gil_off_now(api);
+// Whether a cached offset holds in this process: the GIL is off as it was; or it is on, and the word
+// the last holder's state was seen at holds this thread's state (it holds the GIL, and took it last).
+// A free-threaded build's GIL forced on (PYTHON_GIL=1) has its own entry: the key says the GIL's state.
+bool cached_offset_holds(const py::Api& api, std::uintptr_t base, const GilOffset& o, std::optional<bool> on) {
+  if (!o.has_gil) return on == false;
+  if (on == false) return false;
   const std::uint64_t holder = o.word_offset + static_cast<std::uint64_t>(o.holder_delta);
   if (holder % sizeof(std::uintptr_t) != 0 || !in_writable_segment(base, o.word_offset, 4) ||
       !in_writable_segment(base, holder, sizeof(std::uintptr_t)))
@@ -193,10 +197,12 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
   const std::int64_t t0 = monotonic_ns();
   const std::optional<LibraryIdentity> id = cache_dir.empty() ? std::nullopt : library_identity(libpython);
   const std::uintptr_t base = load_address_of(reinterpret_cast<const void*>(api.PyInterpreterState_Get));
-  std::string path;
+  std::string path, key;
   if (id && base != 0 && api.PyThreadState_Get && api.PyImport_ImportModule) {
-    path = gil_offset_cache_path(cache_dir, id->key);
-    if (const auto cached = read_gil_offset(path, id->key); cached && cached_offset_holds(api, base, *cached)) {
+    const std::optional<bool> on = gil_enabled_sys(api);
+    key = gil_offset_key(*id, on);
+    path = gil_offset_cache_path(cache_dir, key);
+    if (const auto cached = read_gil_offset(path, key); cached && cached_offset_holds(api, base, *cached, on)) {
       protocol::GilEvent event = event_from_cache(base, id->real_path, *cached);
       event.locate_ns = monotonic_ns() - t0;
       return event;
@@ -204,7 +210,7 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
   }
   protocol::GilEvent event = locate_gil(api, 0);
   if (!path.empty())
-    if (const auto found = offset_of(api, event, id->real_path)) write_gil_offset(path, id->key, *found);
+    if (const auto found = offset_of(api, event, id->real_path)) write_gil_offset(path, key, *found);
   event.locate_ns = monotonic_ns() - t0;
   return event;
 }

@@ -71,6 +71,10 @@ std::optional<LibraryIdentity> library_identity(const std::string& path) {
   return out;
 }
 
+std::string gil_offset_key(const LibraryIdentity& id, std::optional<bool> gil_on) {
+  return id.key + (gil_on ? (*gil_on ? " gil=on" : " gil=off") : "");
+}
+
 std::string gil_offset_cache_path(const std::string& dir, const std::string& identity) {
   return (std::filesystem::path(dir) / ("gil-" + hex64(fnv1a64(identity)) + ".offset")).string();
 }

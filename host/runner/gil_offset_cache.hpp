@@ -38,6 +38,9 @@ struct LibraryIdentity {
   std::string key;
 };
 std::optional<LibraryIdentity> library_identity(const std::string& path);
+// The cache's key: the identity and, where the build can say (sys._is_gil_enabled, 3.13+), whether the
+// GIL is on: a free-threaded build with its GIL forced on keeps an entry of its own.
+std::string gil_offset_key(const LibraryIdentity& id, std::optional<bool> gil_on);
 
 // `dir`/gil-<hash of identity>.offset
 std::string gil_offset_cache_path(const std::string& dir, const std::string& identity);
