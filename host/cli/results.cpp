@@ -70,9 +70,10 @@ MergedResults read_sessions(const std::vector<std::string>& files, int session, 
 int cmd_report(const ReportOptionsCli& o) {
   MergedResults merged;
   try {
-    // A trace or CSV needs no timelines in memory: the trace reads each run's again as it writes it.
+    // A trace, CSV or HTML page needs no timelines in memory: the trace and the page's lanes read each
+    // run's again as they write it.
     ReadOptions read;
-    read.timelines = o.format != "trace" && o.format != "csv";
+    read.timelines = o.format != "trace" && o.format != "csv" && o.format != "html";
     merged = read_sessions(o.files, o.session, read);
   } catch (const std::exception& e) {
     std::cerr << "gilhost: " << e.what() << "\n";
@@ -91,7 +92,7 @@ int cmd_report(const ReportOptionsCli& o) {
   const bool written = emit_streamed(o.output, [&](const Writer& out) {
     if (o.format == "text") out(render_text(model, {o.wide || !o.output.empty() ? 0 : output_width(0), o.files.size() == 1 ? o.files[0] : ""}));
     else if (o.format == "md") out(render_markdown(model));
-    else if (o.format == "html") out(render_html(model));
+    else if (o.format == "html") write_html(model, out);
     else if (o.format == "json") out(summary_json(model).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     else if (o.format == "trace") write_chrome_trace(model, out);
     else write_runs_csv(model, out);

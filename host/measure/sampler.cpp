@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -85,6 +86,7 @@ TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter, int 
       adopter_(adopter),
       rescan_every_(rescan_every_ticks < 1 ? 1 : rescan_every_ticks),
       stat_every_(stat_every_ticks < 1 ? 1 : stat_every_ticks),
+      count_every_(std::max(1, rescan_every_ / 10)),
       start_ns_(monotonic_ns()),
       page_size_(::sysconf(_SC_PAGESIZE)),
       clock_ticks_(static_cast<double>(::sysconf(_SC_CLK_TCK))) {
@@ -240,9 +242,12 @@ bool TreeSampler::read_fast(pid_t pid, Member& m, long& rss_pages) {
     }
     ++fast_members_;
   }
-  struct stat st {};
   rss_pages = read_statm_resident(m.statm_fd.get());
-  if (rss_pages <= 0 || ::fstat(m.task_fd.get(), &st) != 0 || st.st_nlink < 3) return false;
+  if (rss_pages <= 0) return false;  // gone, or a zombie: the stat read decides
+  // The thread count at most every count_every_ ticks (5 ms at 1 ms); statm alone between.
+  if ((ticks_ - 1) % count_every_ != 0) return true;
+  struct stat st {};
+  if (::fstat(m.task_fd.get(), &st) != 0 || st.st_nlink < 3) return false;
   m.threads = static_cast<long>(st.st_nlink) - 2;
   return true;
 }
@@ -302,13 +307,24 @@ void TreeSampler::sample() {
   if (read_threads) threads_->end_tick();
   s.cpu_s = static_cast<double>(ticks) / clock_ticks_;
   if (s.processes > 0) {
-    samples_.push_back(s);
+    keep_sample(s);
     peak_rss_ = std::max(peak_rss_, s.rss_bytes);
     peak_root_rss_ = std::max(peak_root_rss_, s.root_rss_bytes);
     peak_threads_ = std::max(peak_threads_, s.threads);
     peak_procs_ = std::max(peak_procs_, s.processes);
   }
   cost_ns_ += monotonic_ns() - t0;
+}
+
+void TreeSampler::keep_sample(const Sample& s) {
+  ++sample_count_;
+  if (samples_.size() >= kMaxSamples) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i + 1 < samples_.size(); i += 2)
+      samples_[kept++] = samples_[i + 1].rss_bytes > samples_[i].rss_bytes ? samples_[i + 1] : samples_[i];
+    samples_.resize(kept);
+  }
+  samples_.push_back(s);
 }
 
 std::vector<pid_t> TreeSampler::live_members() {
@@ -333,7 +349,7 @@ nlohmann::json TreeSampler::summary(std::size_t max_points) const {
       if (samples_[k].rss_bytes > peak.rss_bytes) peak = samples_[k];
     timeline.push_back({peak.t_ns / 1000000, peak.rss_bytes, peak.threads, peak.processes});
   }
-  return {{"samples", n},
+  return {{"samples", sample_count_},
           {"peak_tree_rss_bytes", peak_rss_},
           {"peak_root_rss_bytes", peak_root_rss_},
           {"peak_threads", peak_threads_},

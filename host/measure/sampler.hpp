@@ -8,7 +8,9 @@
 // With `stat_every` > 1, only every stat_every-th tick reads /proc/PID/stat; the ticks between read RSS
 // from /proc/PID/statm and the thread count from the link count of /proc/PID/task (2 + threads), which
 // the kernel answers without formatting the 52 fields of stat: 4-5 us against 7-15 us a process on the
-// development VM, where a 1 ms wake-up itself costs ~30 us. Every field the sampler reports keeps the
+// development VM, where a 1 ms wake-up itself costs ~30 us. Below 5 ms a tick, the link count is read
+// every count_every ticks (a tenth of the rescan's, so every 5 ms), the last count carried between: at
+// 1 ms the fstat was 7 % of gilhost's CPU (perf, docs/performance.md), RSS keeps every tick. Every field the sampler reports keeps the
 // requested interval; only the CPU ticks (Sample::cpu_s) are carried from the last stat read. A process
 // gone, or a zombie (statm all zeros), is not counted. The two extra descriptors are held for the first
 // kFastMembers processes only, so a fork bomb does not run gilhost out of descriptors; so is, for those
@@ -67,8 +69,11 @@ class TreeSampler {
   std::int64_t peak_root_rss_bytes() const { return peak_root_rss_; }
   int peak_threads() const { return peak_threads_; }
   int peak_processes() const { return peak_procs_; }
-  std::size_t sample_count() const { return samples_.size(); }
+  std::size_t sample_count() const { return sample_count_; }
+  // The samples kept: every one up to kMaxSamples; past that, pairs merged into the one with the higher
+  // tree RSS (the peaks are kept apart), so a long run's memory stays bounded.
   const std::vector<Sample>& samples() const { return samples_; }
+  static constexpr std::size_t kMaxSamples = 8192;
   std::int64_t sampling_cost_ns() const { return cost_ns_; }
   // Members alive now other than the root (after a fresh scan): what a run left behind.
   std::vector<pid_t> live_members();
@@ -99,12 +104,15 @@ class TreeSampler {
   UniqueFd adopter_children_fd_;  // its children file, kept open when it has one thread
   int rescan_every_;
   int stat_every_;
+  int count_every_;  // the thread count's (fstat's) stride on fast ticks
   long ticks_ = 0;
   std::int64_t start_ns_;
   long page_size_;
   double clock_ticks_;
   std::map<pid_t, Member> members_;
   std::vector<Sample> samples_;
+  std::size_t sample_count_ = 0;
+  void keep_sample(const Sample& s);
   std::int64_t peak_rss_ = 0, peak_root_rss_ = 0;
   int peak_threads_ = 0, peak_procs_ = 0;
   std::int64_t cost_ns_ = 0;

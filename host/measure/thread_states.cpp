@@ -155,6 +155,69 @@ bool blocked(const ThreadReading& r) {
 }
 }  // namespace
 
+namespace {
+bool same_call(const SyscallReading& a, const SyscallReading& b) {
+  return a.kind == b.kind && a.number == b.number && a.arg0 == b.arg0 && a.arg1 == b.arg1;
+}
+bool still(const ThreadReading& a, const ThreadReading& b) { return a.cpu_ns == b.cpu_ns && a.delay_ns == b.delay_ns; }
+}  // namespace
+
+bool redundant_reading(const ThreadReading& a, const ThreadReading& b, const ThreadReading& c) {
+  return blocked(b) && same_call(a.syscall, b.syscall) && same_call(b.syscall, c.syscall) && still(a, b) && still(b, c);
+}
+
+void compact_readings(std::vector<ThreadReading>& r, std::size_t target) {
+  target = std::max<std::size_t>(target, 2);
+  std::vector<std::int64_t> cost, sorted;
+  while (r.size() > target) {
+    const std::size_t n = r.size();
+    cost.assign(n, 0);
+    for (std::size_t i = 1; i + 1 < n; ++i) {
+      const std::int64_t span = r[i + 1].t_ns - r[i - 1].t_ns;
+      const bool same = same_call(r[i - 1].syscall, r[i].syscall) && same_call(r[i].syscall, r[i + 1].syscall);
+      cost[i] = same ? span / 2 : span;
+    }
+    // The cheapest `want` interior readings, as far as no two neighbours go in one pass.
+    const std::size_t want = n - target;
+    sorted.assign(cost.begin() + 1, cost.end() - 1);
+    const std::size_t k = std::min(want, sorted.size()) - 1;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k), sorted.end());
+    const std::int64_t threshold = sorted[k];
+    std::size_t kept = 1, dropped = 0;
+    bool dropped_last = false;
+    for (std::size_t i = 1; i + 1 < n; ++i) {
+      dropped_last = !dropped_last && dropped < want && cost[i] <= threshold;
+      if (dropped_last) ++dropped;
+      else r[kept++] = r[i];
+    }
+    r[kept++] = r[n - 1];
+    r.resize(kept);
+  }
+}
+
+std::size_t ThreadStateSampler::readings_cap() const {
+  const std::size_t share = kReadingBudget / std::max<std::size_t>(1, tracks_.size());
+  std::size_t cap = kMinReadingsPerThread;
+  while (cap * 2 <= share && cap < kMaxReadingsPerThread) cap *= 2;
+  return cap;
+}
+
+// Keeps `r` in `t`'s readings, bounded: a reading that the new one makes redundant is replaced by it (a
+// thread blocked all along keeps two readings), and a thread at its cap is compacted to half of it.
+void ThreadStateSampler::keep_reading(Track& t, const ThreadReading& r) {
+  auto& kept = t.data.readings;
+  ++t.reads;
+  if (kept.size() >= 2 && redundant_reading(kept[kept.size() - 2], kept.back(), r)) {
+    kept.back() = r;
+    return;
+  }
+  kept.push_back(r);
+  const std::size_t cap = readings_cap();
+  if (kept.size() < cap) return;
+  compact_readings(kept, cap / 2);
+  if (kept.capacity() > 2 * cap) kept.shrink_to_fit();  // the cap fell as threads came
+}
+
 ThreadStateSampler::ThreadStateSampler(pid_t root, std::int64_t start_ns, int interval_ms)
     : root_(root), start_ns_(start_ns) {
   obs_.interval_ms = interval_ms;
@@ -268,7 +331,7 @@ void ThreadStateSampler::sample_process(pid_t pid, long threads, bool rescan, st
     if (t.gone) continue;
     // Named at first sight; again at rescans in its first ~50 readings, as threads name themselves
     // once started (threading does on 3.14).
-    if (added || (rescan && t.data.readings.size() < 50)) {
+    if (added || (rescan && t.reads < 50)) {
       std::string name = read_comm(pid, tid);
       if (!name.empty()) t.data.name = std::move(name);
     }
@@ -342,7 +405,7 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
     }
   }
   processes_[t.data.pid].seen_cpu_ns += r.cpu_ns - (last ? last->cpu_ns : 0);
-  t.data.readings.push_back(r);
+  keep_reading(t, r);
   // Kept open for the next tick, for the first kMaxThreadsWithFds threads.
   if (sched && sys && (had_fds || with_fds_ < max_with_fds_)) {
     if (!had_fds) ++with_fds_;

@@ -52,6 +52,19 @@ struct ThreadReading {
   SyscallReading syscall;
 };
 
+// Whether `b`, between `a` and `c`, says nothing the two do not: all three see the thread blocked in the
+// same call with the same arguments and its counters still (it did not run in between). Dropping it
+// changes neither the totals nor the timeline classify_threads makes of them.
+bool redundant_reading(const ThreadReading& a, const ThreadReading& b, const ThreadReading& c);
+
+// Bounds a thread's readings while the run goes (the sampler calls it when a thread's readings reach
+// its cap): drops interior readings, those whose two intervals together are shortest first (half as
+// dear when the reading saw the same call as both neighbours), never two neighbours in one pass and
+// never the first or the last, until at most `target` remain. Time on a CPU, waiting for one, and
+// lived stay exact (cumulative counters, the same ends); the off-CPU split of a merged interval comes
+// from its two ends, as if that stretch had been sampled more coarsely.
+void compact_readings(std::vector<ThreadReading>& readings, std::size_t target);
+
 // Everything read of one thread.
 struct ThreadTrack {
   pid_t pid = 0, tid = 0;
@@ -122,6 +135,11 @@ class ThreadStateSampler {
   static constexpr long kStride = 3;
   static constexpr int kMaxThreadsPerTick = 128;  // past that, threads are read in turn
   static constexpr int kMaxThreadsWithFds = 256;  // past that, their files are opened at each read
+  // Readings kept across all threads (48 bytes each): each thread's cap is its share, a power of two
+  // between kMinReadingsPerThread and kMaxReadingsPerThread; a thread at its cap is compacted to half.
+  static constexpr std::size_t kReadingBudget = std::size_t{1} << 17;
+  static constexpr std::size_t kMinReadingsPerThread = 64, kMaxReadingsPerThread = 4096;
+  std::size_t readings_cap() const;
 
  private:
   struct Track {
@@ -129,6 +147,7 @@ class ThreadStateSampler {
     UniqueFd schedstat, syscall;
     bool gone = false;
     bool missed_fd = false, missed_unreadable = false;  // counted once in obs_.misses
+    long reads = 0;  // readings taken (more than kept, once compacted)
   };
   struct Process {
     std::vector<pid_t> tids;  // as last listed
@@ -143,6 +162,7 @@ class ThreadStateSampler {
   static constexpr long kChurnTicks = 50;  // every tick for this long after threads were seen coming and going
   void list_threads(pid_t pid, Process& p);
   void read_thread(Track& t, std::int64_t now_ns);
+  void keep_reading(Track& t, const ThreadReading& r);
   void note_process(pid_t pid, bool rescan);
   void note_objects(pid_t pid, ThreadObservations::Process& p);
   void descriptors_ran_out();

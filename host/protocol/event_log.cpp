@@ -1,5 +1,6 @@
 #include "protocol/event_log.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace gilhost::protocol {
@@ -92,7 +93,10 @@ void EventLog::take_line(const std::string& line, std::int64_t at_ns) {
       [this, at_ns](auto&& e) {
         using T = std::decay_t<decltype(e)>;
         if constexpr (std::is_same_v<T, ReadyEvent>) keep_first(ready, std::move(e), ready_at_ns, at_ns);
-        if constexpr (std::is_same_v<T, GilEvent>) keep_first_of(gils, std::move(e));
+        if constexpr (std::is_same_v<T, GilEvent>) {
+          if (gil_at_ns == 0 && !case_event) gil_at_ns = at_ns;
+          keep_first_of(gils, std::move(e));
+        }
         if constexpr (std::is_same_v<T, CaseEvent>) keep_first(case_event, std::move(e), case_at_ns, at_ns);
         if constexpr (std::is_same_v<T, FinalizedEvent>) keep_first(finalized, std::move(e), finalized_at_ns, at_ns);
         if constexpr (std::is_same_v<T, RunnerErrorEvent>) keep_first(runner_error, std::move(e));
@@ -122,18 +126,20 @@ std::string case_contradiction(const CaseEvent& cs, std::int64_t case_at, std::i
            ", the event read at " + std::to_string(case_at) + ")";
   return "";
 }
-// Between sending 'ready' and starting the case the runner bootstraps and prepares, and it times both
-// (the GIL locator's few milliseconds aside). A case that started well after that (over 1 s, and more than
-// the two it claims) has a case event that claims less than the case took: it was forged later on. The
-// 'ready' event arrived a moment after it was sent, which only shortens the span. Embed mode only:
-// subinterpreters are created between the two, untimed.
+// Between sending 'ready' and starting the case the runner locates the GIL (untimed: from 'ready' to the
+// GIL event, which can take seconds on a starved machine), then bootstraps and prepares, and it times both.
+// A case that started well after that (over 1 s, and more than the two it claims) has a case event that
+// claims less than the case took: it was forged later on. Each event arrived a moment after it was sent,
+// which only shortens the span. Embed mode only: subinterpreters are created in between, untimed.
 std::string unaccounted(const EventLog& log, const CaseEvent& cs) {
-  if (cs.mode != RunMode::embed || log.ready_at_ns <= 0 || cs.start_ns <= log.ready_at_ns) return "";
+  const std::int64_t from = std::max(log.ready_at_ns, log.gil_at_ns);
+  if (cs.mode != RunMode::embed || log.ready_at_ns <= 0 || cs.start_ns <= from) return "";
   const std::int64_t claimed = cs.prepare_ns + cs.bootstrap_ns.value_or(0);
-  const std::int64_t gap = cs.start_ns - log.ready_at_ns - claimed;
+  const std::int64_t gap = cs.start_ns - from - claimed;
   if (gap <= 1000000000 || gap <= claimed) return "";
   return "the case event contradicts gilhost's own clock: it says the case started " +
-         secs(cs.start_ns - log.ready_at_ns) + " after the runner's 'ready' arrived, of which the bootstrap and "
+         secs(cs.start_ns - from) + " after the runner's " + (from == log.ready_at_ns ? "'ready'" : "GIL event") +
+         " arrived, of which the bootstrap and "
          "the preparation claim " + secs(claimed) + "; a forged event?";
 }
 }  // namespace

@@ -20,6 +20,9 @@ struct EventLog {
   // CLOCK_MONOTONIC as gilhost read each kept event off the pipe (0: not known): the host's own bracket
   // of what the runner says, which the scheduler checks the runner's stamps against.
   std::int64_t ready_at_ns = 0, case_at_ns = 0, finalized_at_ns = 0;
+  // The first GIL event's arrival, before the case: the runner locates the GIL between 'ready' and it,
+  // untimed, so the case's start is checked against this moment when there is one.
+  std::int64_t gil_at_ns = 0;
   int unreadable = 0;            // lines that are no event (not JSON, a torn or foreign write, a bad field)
   std::string first_unreadable;  // the first of them, cut to 120 bytes
   std::string first_unreadable_why;

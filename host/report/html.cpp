@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string_view>
 
 #include "report/charts.hpp"
 #include "report/colors.hpp"
@@ -392,21 +394,26 @@ std::string summary_html(const Section& s) {
   return "<div class=\"summary\">\n" + out + render_expectations(s, markup) + "</div>\n";
 }
 
-std::string case_charts_html(const Section& s) {
+using Writer = std::function<void(std::string_view)>;
+
+// One case's charts at a time: the thread lanes of its median runs are read again from the file where
+// the model was read without timelines, so no more than one case's are in memory.
+void write_case_charts(const Section& s, const Writer& put) {
   std::string out = "<p class=\"muted\">Bars: median wall time per build, whiskers from the fastest to the slowest run. Lines: RSS of "
                     "the whole process tree during the median run of each build (dashed: free-threaded)." +
                     std::string(s.has_thread_states() ? " Thread states: where the Python threads' time went, and (folded) each thread's "
                                                         "timeline in the median run with thread states." : "") + "</p>\n";
+  put(out);
   for (const auto& c : s.summary.cases) {
-    out += "<div class=\"case-charts\"><h3>" + e(c) + "</h3><div class=\"charts\">\n";
+    out = "<div class=\"case-charts\"><h3>" + e(c) + "</h3><div class=\"charts\">\n";
     out += "<figure><figcaption>wall time</figcaption>\n" + bar_chart(s, c) + "</figure>\n";
     out += "<figure><figcaption>process tree RSS, median run</figcaption>\n" + rss_chart(s, c) + "</figure>\n";
-    out += "</div>\n" + thread_charts_html(s, c) + "</div>\n";
+    put(out + "</div>\n" + thread_charts_html(s, c) + "</div>\n");
   }
-  return out;
 }
 
-std::string section_html(const Section& s) {
+// One section, a part at a time.
+void write_section(const Section& s, const Writer& put) {
   const HtmlMarkup tables{false};
   std::string out = "<section class=\"experiment\" id=\"" + e("x-" + s.experiment) + "\">\n<h2>" + e(s.experiment) +
                     (s.description.empty() ? "" : " — " + e(s.description)) + "</h2>\n";
@@ -420,7 +427,9 @@ std::string section_html(const Section& s) {
                     "<p class=\"muted\">CPU time / wall time of each case, median over its runs: about 1 means one core busy at a time "
                     "(what a GIL allows pure-Python threads), up to the machine's cores when the work runs in parallel.</p>\n"
                     "<figure class=\"parallelism\">" + chart + "</figure>\n", "parallelism");
-    out += folded("Wall time, memory and threads per case", case_charts_html(s), "cases");
+    put(out + "<details class=\"more cases\"><summary>Wall time, memory and threads per case</summary>\n");
+    write_case_charts(s, put);
+    out = "</details>\n";
   }
   std::string where;
   if (!s.machines.empty()) where += "<h3>Machine" + std::string(s.multi_host() ? "s" : "") + "</h3>\n" + table_html(s.machines_table, "machines");
@@ -431,12 +440,18 @@ std::string section_html(const Section& s) {
   out += folded("What the article reported", article.empty() || s.article_caveat.empty() ? article : article + tables.note(s.article_caveat),
                 "article");
   for (const auto& n : s.notes) out += tables.note(n);
-  return out + "</section>\n";
+  put(out + "</section>\n");
 }
 
 }  // namespace
 
 std::string render_html(const ReportModel& model) {
+  std::string out;
+  write_html(model, [&](std::string_view text) { out += text; });
+  return out;
+}
+
+void write_html(const ReportModel& model, const std::function<void(std::string_view)>& put) {
   std::vector<std::string> names;
   for (const auto& s : model.sections) names.push_back(s.experiment);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -456,9 +471,9 @@ std::string render_html(const ReportModel& model) {
              (s.summary.expectation_failures ? " <span class=\"bad\">✗</span>" : " <span class=\"ok\">✓</span>") + "</li>\n";
     out += "</ul></nav>\n";
   }
-  for (const auto& s : model.sections) out += section_html(s);
-  out += "<p class=\"muted\">Made by gilhost from the results files above; no scripts, no external resources.</p>\n</body>\n</html>\n";
-  return out;
+  put(out);
+  for (const auto& s : model.sections) write_section(s, put);
+  put("<p class=\"muted\">Made by gilhost from the results files above; no scripts, no external resources.</p>\n</body>\n</html>\n");
 }
 
 }  // namespace gilhost

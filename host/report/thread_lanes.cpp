@@ -9,6 +9,7 @@
 #include "report/charts.hpp"
 #include "measure/thread_states.hpp"
 #include "report/html.hpp"
+#include "results/results_file.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -255,9 +256,13 @@ std::string thread_charts_html(const Section& s, const std::string& case_name) {
   std::string out = "<div class=\"threads\">\n<figure class=\"threadshares\"><figcaption>where the Python threads' time went "
                     "(median share over the runs)</figcaption>\n" + thread_shares_svg(s, case_name) + "</figure>\n";
   out += "<details class=\"lanes\"><summary>thread timelines: the median run of each build, one lane per thread</summary>\n";
-  for (const auto& [build, run] : runs)
+  for (const auto& [build, run] : runs) {
+    // Read again from its file, one run at a time: an HTML report's model was read without timelines.
+    const bool again = run->origin.offset >= 0 && !run->origin.read_from.empty();
+    const RunRecord drawn = again ? read_run_at(run->origin.read_from, run->origin.offset) : RunRecord{};
     out += "<figure class=\"lanes\"><figcaption>" + e(build) + " <span class=\"muted\">" + e(lanes_caption(*run)) + "</span></figcaption>\n" +
-           thread_lanes_svg(*run) + "</figure>\n";
+           thread_lanes_svg(again ? drawn : *run) + "</figure>\n";
+  }
   return out + "</details>\n</div>\n";
 }
 

@@ -193,8 +193,14 @@ class LineLoader {
       check_figures(*run, where, out_.impossible);
       run->origin.read_from = out_.path;
       run->origin.offset = offset;
+      // Each timeline keeps only its lock waits (report/threads counts them to tell a lock convoy).
       if (!options_.timelines && run->thread_states)
-        for (auto& t : run->thread_states->threads) std::vector<ThreadSegment>().swap(t.timeline);
+        for (auto& t : run->thread_states->threads) {
+          std::vector<ThreadSegment> locks;
+          for (const auto& seg : t.timeline)
+            if (seg.state == ThreadState::lock) locks.push_back(seg);
+          t.timeline.swap(locks);
+        }
     }
   }
 

@@ -64,8 +64,9 @@ struct LoadedResults {
 };
 
 struct ReadOptions {
-  // false: each thread's timeline is left out as it is read (a run's timelines are most of its size);
-  // what an export that streams them reads first (report/trace), then each run again by its offset.
+  // false: each thread's timeline is left out as it is read, but for its lock waits, which the convoy
+  // reading counts (a run's timelines are most of its size); what an export that streams them reads
+  // first (report/trace, html), then each run again by its offset.
   bool timelines = true;
 };
 

@@ -1,6 +1,7 @@
 #include "util/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -20,7 +22,8 @@ constexpr std::size_t kBufferBytes = 1 << 16;
 
 // The temporary being written, for a Ctrl-C or SIGTERM that ends gilhost while it is (report -o of a
 // long trace): removed by the signal's handler, which then ends the process as the signal would have.
-// One at a time: gilhost writes one such file at once. (kill -9 leaves it: a hidden .NAME.tmp.XXXXXX.)
+// One at a time: gilhost writes one such file at once. (kill -9 leaves it: the next writer of the same
+// destination removes it, remove_stale_temporaries.)
 char g_live_temporary[4096];
 volatile std::sig_atomic_t g_live = 0;
 
@@ -43,15 +46,47 @@ void watch_temporary(const std::string& tmp) {
 
 void unwatch_temporary() { g_live = 0; }
 
-// "dir/.NAME.XXXXXX": hidden, beside the destination (a rename within one filesystem is atomic).
+// ".NAME.tmp.": the start of every temporary of the destination NAME.
+std::string temporary_prefix(const std::string& path) {
+  return "." + std::filesystem::path(path).filename().string() + ".tmp.";
+}
+
+// "dir/.NAME.tmp.PID.XXXXXX": hidden, beside the destination (a rename within one filesystem is atomic);
+// the pid tells a later writer whether its writer still lives.
 std::string temporary_template(const std::string& path) {
-  const std::filesystem::path p(path);
-  const std::filesystem::path dir = p.parent_path();
-  return (dir / ("." + p.filename().string() + ".tmp.XXXXXX")).string();
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  return (dir / (temporary_prefix(path) + std::to_string(::getpid()) + ".XXXXXX")).string();
+}
+
+// Whether the temporary named `rest` (after the prefix: "PID.XXXXXX", or "XXXXXX" from before the pid
+// was in the name), last written at `mtime`, is stale.
+bool stale(const std::string& rest, std::time_t mtime, long max_age_s) {
+  const std::size_t dot = rest.find('.');
+  if (dot == std::string::npos) return std::time(nullptr) - mtime > max_age_s;  // no pid: by its age
+  if (dot == 0 || dot > 9 || rest.find_first_not_of("0123456789") != dot) return false;
+  const long pid = std::atol(rest.substr(0, dot).c_str());
+  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 }  // namespace
 
+int remove_stale_temporaries(const std::string& path, long max_age_s) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::filesystem::path dir = parent.empty() ? std::filesystem::path(".") : parent;
+  const std::string prefix = temporary_prefix(path);
+  int removed = 0;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    if (stale(name.substr(prefix.size()), st.st_mtime, max_age_s) && ::unlink(it->path().c_str()) == 0) ++removed;
+  }
+  return removed;
+}
+
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
+  remove_stale_temporaries(path);
   std::vector<char> name;
   const std::string templ = temporary_template(path);
   name.assign(templ.begin(), templ.end());

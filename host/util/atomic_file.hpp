@@ -3,7 +3,9 @@
 // temporary that mkstemp makes in the destination's own folder (O_CREAT|O_EXCL, so a symlink or file
 // planted at a guessable name is never followed or reused), fsynced, then renamed over the destination
 // in one step (readers see the old file or the new one, never half). Any failure (ENOSPC, EIO, a throw
-// from whoever streams into it) removes the temporary.
+// from whoever streams into it) removes the temporary. A temporary's name holds its writer's pid
+// (.NAME.tmp.PID.XXXXXX): one left by a writer killed with SIGKILL is removed by the next AtomicFile of
+// the same destination (remove_stale_temporaries).
 #include <string>
 #include <memory>
 #include <string_view>
@@ -11,6 +13,12 @@
 #include "util/fd.hpp"
 
 namespace gilhost {
+
+// Removes the temporaries an earlier writer of `path` left behind (killed with SIGKILL, or the machine
+// went down): regular files of this user named .NAME.tmp.PID.XXXXXX whose PID is no live process, and
+// older ones named .NAME.tmp.XXXXXX (no pid) last written more than `max_age_s` ago. Nothing else in the
+// folder is touched. Returns how many it removed.
+int remove_stale_temporaries(const std::string& path, long max_age_s = 600);
 
 class AtomicFile {
  public:

@@ -1,10 +1,12 @@
 #pragma once
 // Shared by the report unit tests: the fixture results files (real runs of tests/fixtures/report_demo.toml
 // and configs/race.toml, trimmed), loaded as the commands load them.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "report/merge.hpp"
+#include "results/record.hpp"
 #include "report/model.hpp"
 
 namespace report_test {
@@ -22,6 +24,21 @@ inline gilhost::ReportModel demo_model(const std::string& baseline = "") {
   gilhost::ReportOptions o;
   o.baseline_python = baseline;
   return gilhost::build_report_model(gilhost::merge_files({fixture("report_demo.jsonl")}), o);
+}
+
+// One run of a case on a build: its wall time and round, CPU / wall 1, nothing else measured.
+inline gilhost::RunRecord run_record(const std::string& experiment, const std::string& case_name,
+                                     const std::string& build, double wall_ms, int repeat) {
+  gilhost::RunRecord r;
+  r.experiment = experiment;
+  r.case_name = case_name;
+  r.interpreter = build;
+  r.python = build;
+  r.repeat = repeat;
+  r.round = repeat;
+  r.wall_ns = static_cast<std::int64_t>(wall_ms * 1e6);
+  r.cpu_per_wall = 1;
+  return r;
 }
 
 inline std::size_t count(const std::string& haystack, const std::string& needle) {

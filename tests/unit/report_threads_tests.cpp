@@ -70,14 +70,7 @@ ThreadStates gil_bound(std::int64_t gil_ms, int threads = 2, const std::string& 
 
 RunRecord run_of(const std::string& case_name, const std::string& build, double wall_ms, int repeat,
                  std::optional<ThreadStates> states, double cpu_per_wall = 1.0) {
-  RunRecord r;
-  r.experiment = "threads";
-  r.case_name = case_name;
-  r.interpreter = build;
-  r.python = build;
-  r.repeat = repeat;
-  r.round = repeat;
-  r.wall_ns = static_cast<std::int64_t>(wall_ms * 1e6);
+  RunRecord r = report_test::run_record("threads", case_name, build, wall_ms, repeat);
   r.cpu_per_wall = cpu_per_wall;
   r.thread_states = std::move(states);
   return r;

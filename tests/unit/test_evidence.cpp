@@ -18,16 +18,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 RunRecord run(const std::string& case_name, const std::string& build, double wall_ms, int repeat) {
-  RunRecord r;
-  r.experiment = "ev";
-  r.case_name = case_name;
-  r.interpreter = build;
-  r.python = build;
-  r.repeat = repeat;
-  r.round = repeat;
-  r.wall_ns = static_cast<std::int64_t>(wall_ms * 1e6);
-  r.cpu_per_wall = 1;
-  return r;
+  return report_test::run_record("ev", case_name, build, wall_ms, repeat);
 }
 
 // Thread states of two Python threads: `gil` of their time waiting for the GIL, the rest on a CPU.

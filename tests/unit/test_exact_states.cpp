@@ -237,6 +237,7 @@ TEST_CASE("exact recorder: a child that sleeps, then spins, where perf events ar
   REQUIRE(::write(go[1], "x", 1) == 1);
   int status = 0;
   ::waitpid(child, &status, 0);
+  const double lived_ms = static_cast<double>(gilhost::monotonic_ns() - start) / 1e6;  // from before its fork
   const ExactTrace trace = recorder->finish();
   ::close(go[0]);
   ::close(go[1]);
@@ -245,9 +246,12 @@ TEST_CASE("exact recorder: a child that sleeps, then spins, where perf events ar
   CHECK(ms(t, ThreadState::sleep) == Approx(50).margin(10));
   // 30 ms of wall spent spinning: on a CPU or waiting for one. Known short (docs/performance.md, "Exact
   // mode"): the last interval before the process exits is often cut (3-29 ms of the 30 seen here), so only
-  // that some of it was seen, and never more than it spun, is asserted until that is fixed.
+  // that some of it was seen, and never more than it lived, is asserted until that is fixed. (On a loaded
+  // machine its wake-up waits for a core: run queue time beyond the 30 ms it spun, within its life.)
   const double spun = ms(t, ThreadState::cpu) + ms(t, ThreadState::runqueue);
+  INFO("lived " << lived_ms << " ms, slept " << ms(t, ThreadState::sleep) << " ms, spun " << spun << " ms");
   CHECK(spun > 0);
-  CHECK(spun <= 30 + 10);
+  CHECK(ms(t, ThreadState::cpu) <= 30 + 5);
+  CHECK(spun + ms(t, ThreadState::sleep) <= lived_ms + 1);
   CHECK(trace.lost == 0);
 }

@@ -347,6 +347,15 @@ TEST_CASE("protocol: the runner's stamps are checked against the host's clocks",
   late.ready_at_ns = 1'200'000'000;
   late.case_event->prepare_ns = 100'000'000;
   CHECK(protocol::clock_contradiction(late, spawned, reaped, false).find("claim 0.100000 s") != std::string::npos);
+  // The same stamps where the GIL event (the locator's end, untimed by the runner) arrived at 3.2 s: a
+  // starved runner that took 2 s to locate its GIL (seen at load 11), not a forgery.
+  protocol::EventLog starved = late;
+  starved.gil_at_ns = 3'200'000'000;
+  CHECK(protocol::clock_contradiction(starved, spawned, reaped, false) == "");
+  // And a GIL event that came at once leaves the 2 s unaccounted, counted from it.
+  starved.gil_at_ns = 1'250'000'000;
+  CHECK(protocol::clock_contradiction(starved, spawned, reaped, false).find("after the runner's GIL event arrived") !=
+        std::string::npos);
   // A case that started soon after 'ready', with a long finish (a big result encoded) after it: consistent.
   protocol::EventLog honest = with_case(1'300'000'000, 1'400'000'000, 100'000'000, embed);
   honest.case_at_ns = 3'400'000'000;

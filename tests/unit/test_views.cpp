@@ -25,15 +25,7 @@ CaseInfo swept(const std::string& base, const std::string& key, std::int64_t n) 
 }
 
 RunRecord run(const std::string& case_name, const std::string& build, double wall_ms, int repeat, json result = nullptr) {
-  RunRecord r;
-  r.experiment = "scale";
-  r.case_name = case_name;
-  r.interpreter = build;
-  r.python = build;
-  r.repeat = repeat;
-  r.round = repeat;
-  r.wall_ns = static_cast<std::int64_t>(wall_ms * 1e6);
-  r.cpu_per_wall = 1;
+  RunRecord r = report_test::run_record("scale", case_name, build, wall_ms, repeat);
   if (!result.is_null()) {
     r.has_result = true;
     r.result = std::move(result);
