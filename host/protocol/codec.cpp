@@ -109,6 +109,8 @@ json event_json(const GilEvent& e) {
     j["object_offset"] = e.object_offset;
   }
   if (e.after_case) j["after_case"] = true;
+  if (e.locate_ns > 0) j["locate_ns"] = e.locate_ns;
+  if (e.from_cache) j["from_cache"] = true;
   return j;
 }
 
@@ -321,6 +323,8 @@ Event event_from(const json& j) {
     read(j, "object", e.object);
     read(j, "object_offset", e.object_offset);
     read(j, "after_case", e.after_case);
+    read(j, "locate_ns", e.locate_ns);
+    read(j, "from_cache", e.from_cache);
     return e;
   }
   if (name == "finalized") {

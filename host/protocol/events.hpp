@@ -98,6 +98,10 @@ struct GilEvent {
   // Said after the case: a free-threaded build's GIL turned on during it (an extension without
   // Py_mod_gil), located then. It replaces an earlier report of no GIL for the same interpreter.
   bool after_case = false;
+  // What locating took in the runner (ns), and whether the offset came from its per-build cache
+  // (runner/gil_offset_cache: no helper thread then). Timing only: the host does not depend on them.
+  std::int64_t locate_ns = 0;
+  bool from_cache = false;
 };
 
 // The case, bracketed with CLOCK_MONOTONIC and getrusage, and its outcome.

@@ -111,6 +111,10 @@ struct RunRecord {
   // finalized event to the reap (the runner's exit).
   std::optional<std::int64_t> exec_ns, load_ns, exit_ns;
   bool bootstrap_cached = false;
+  // Locating the main interpreter's GIL (thread states on, the runner's modes), and whether its offset
+  // came from the runner's per-build cache.
+  std::optional<std::int64_t> locate_ns;
+  bool locate_cached = false;
 
   // CPU and memory.
   std::optional<CaseCpu> cpu;  // absent when the case never reported

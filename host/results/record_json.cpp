@@ -470,6 +470,10 @@ json to_json(const RunRecord& r) {
   if (r.exec_ns) j["exec_ns"] = *r.exec_ns;
   if (r.load_ns) j["load_ns"] = *r.load_ns;
   if (r.exit_ns) j["exit_ns"] = *r.exit_ns;
+  if (r.locate_ns) {
+    j["locate_ns"] = *r.locate_ns;
+    j["locate_cached"] = r.locate_cached;
+  }
   if (r.per_interpreter) j["per_interpreter"] = *r.per_interpreter;
   if (r.thread_states) j["thread_states"] = thread_states_json(*r.thread_states);
   json checks = json::array();
@@ -527,6 +531,8 @@ RunRecord run_from_json(const json& j) {
   r.exec_ns = f.maybe_integer("exec_ns");
   r.load_ns = f.maybe_integer("load_ns");
   r.exit_ns = f.maybe_integer("exit_ns");
+  r.locate_ns = f.maybe_count("locate_ns");
+  r.locate_cached = f.flag("locate_cached", false);
   if (const json* cpu = f.object("cpu"); cpu && !cpu->empty()) r.cpu = cpu_from(f.nested("cpu"));
   r.cpu_per_wall = f.number("cpu_per_wall");
   r.tree_cpu_ns = f.count("tree_cpu_ns");

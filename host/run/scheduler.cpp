@@ -282,6 +282,11 @@ void take_timings(RunRecord& r, const ChildResult& child) {
     r.load_ns = ready->load_ns;
   }
   if (fin && fin->at_ns > 0) r.exit_ns = child.reaped_at_ns - fin->at_ns;
+  for (const auto& g : child.events.gils)
+    if (g.interpreter == 0 && !g.after_case && g.locate_ns > 0) {
+      r.locate_ns = g.locate_ns;
+      r.locate_cached = g.from_cache;
+    }
   if (cs) r.cpu = case_cpu(cs->cpu);
   const std::int64_t cpu_ns = r.cpu ? r.cpu->cpu_ns : 0;
   r.cpu_per_wall = r.wall_ns > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(r.wall_ns) : 0.0;

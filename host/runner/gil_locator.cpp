@@ -12,8 +12,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
+#include "runner/gil_offset_cache.hpp"
 #include "util/clock.hpp"
 #include "python/value.hpp"
 #include "util/fd.hpp"
@@ -108,18 +110,124 @@ protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter) {
   return event;
 }
 
+namespace {
+
+// The load address of the file that holds `address`, or 0.
+std::uintptr_t load_address_of(const void* address) {
+  Dl_info info{};
+  if (::dladdr(address, &info) == 0 || !info.dli_fbase) return 0;
+  return reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+}
+
+std::uintptr_t word_at(std::uintptr_t address) {
+  std::uintptr_t value = 0;
+  std::memcpy(&value, reinterpret_cast<const void*>(address), sizeof value);
+  return value;
+}
+
+// sys._is_gil_enabled() now, called through the C API (nothing compiled); nullopt where there is no
+// such function (before 3.13: there is always a GIL).
+std::optional<bool> gil_enabled_sys(const py::Api& api) {
+  py::Ref sys(api, api.PyImport_ImportModule("sys"));
+  py::Ref fn(api, sys ? api.PyObject_GetAttrString(sys.get(), "_is_gil_enabled") : nullptr);
+  py::Ref on(api, fn ? api.PyObject_CallObject(fn.get(), nullptr) : nullptr);
+  std::optional<bool> out;
+  if (on) out = api.PyLong_AsLong(on.get()) != 0;
+  api.PyErr_Clear();
+  return out;
+}
+
+// Whether a cached offset holds in this process: the GIL is off as it was; or it is on, and the word
+// the last holder's state was seen at holds this thread's state (it holds the GIL, and took it last).
+// A free-threaded build's GIL forced on (PYTHON_GIL=1) has its own entry: the key says the GIL's state.
+bool cached_offset_holds(const py::Api& api, std::uintptr_t base, const GilOffset& o, std::optional<bool> on) {
+  if (!o.has_gil) return on == false;
+  if (on == false) return false;
+  const std::uint64_t holder = o.word_offset + static_cast<std::uint64_t>(o.holder_delta);
+  if (holder % sizeof(std::uintptr_t) != 0 || !in_writable_segment(base, o.word_offset, 4) ||
+      !in_writable_segment(base, holder, sizeof(std::uintptr_t)))
+    return false;
+  return word_at(base + holder) == reinterpret_cast<std::uintptr_t>(api.PyThreadState_Get());
+}
+
+protocol::GilEvent event_from_cache(std::uintptr_t base, const std::string& object, const GilOffset& o) {
+  protocol::GilEvent event;
+  event.interpreter = 0;
+  event.has_gil = o.has_gil;
+  event.object = object;
+  event.from_cache = true;
+  if (o.has_gil) {
+    const std::uint64_t word = base + o.word_offset;
+    event.futex_lo = word - kGilWindowBelow;
+    event.futex_hi = word + kGilWindowAbove;
+    event.object_offset = event.futex_lo - base;
+  }
+  return event;
+}
+
+// What a full locate found, as offsets a later run can check; nullopt when it cannot be checked (no
+// window in `object`, or no word of the window holds this thread's state).
+std::optional<GilOffset> offset_of(const py::Api& api, const protocol::GilEvent& event, const std::string& object) {
+  GilOffset out;
+  if (event.object != object || !event.note.empty()) return std::nullopt;
+  if (!event.has_gil) {
+    out.has_gil = false;
+    return out;
+  }
+  if (event.futex_hi <= event.futex_lo) return std::nullopt;
+  const std::uint64_t base = event.futex_lo - event.object_offset;
+  const std::uint64_t word = event.futex_lo + kGilWindowBelow;
+  const auto state = reinterpret_cast<std::uintptr_t>(api.PyThreadState_Get());
+  std::optional<std::uint64_t> best;
+  const std::uint64_t step = sizeof(std::uintptr_t);
+  for (std::uint64_t at = (event.futex_lo + step - 1) / step * step; at + step <= event.futex_hi; at += step) {
+    if (!in_writable_segment(base, at - base, step) || word_at(at) != state) continue;
+    const auto distance = [&](std::uint64_t a) { return a > word ? a - word : word - a; };
+    if (!best || distance(at) < distance(*best)) best = at;
+  }
+  if (!best) return std::nullopt;
+  out.word_offset = word - base;
+  out.holder_delta = static_cast<std::int64_t>(*best - word);
+  return out;
+}
+
+}  // namespace
+
+protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython) {
+  const std::int64_t t0 = monotonic_ns();
+  const std::optional<LibraryIdentity> id = cache_dir.empty() ? std::nullopt : library_identity(libpython);
+  const std::uintptr_t base = load_address_of(reinterpret_cast<const void*>(api.PyInterpreterState_Get));
+  std::string path, key;
+  if (id && base != 0 && api.PyThreadState_Get && api.PyImport_ImportModule) {
+    const std::optional<bool> on = gil_enabled_sys(api);
+    key = gil_offset_key(*id, on);
+    path = gil_offset_cache_path(cache_dir, key);
+    if (const auto cached = read_gil_offset(path, key); cached && cached_offset_holds(api, base, *cached, on)) {
+      protocol::GilEvent event = event_from_cache(base, id->real_path, *cached);
+      event.locate_ns = monotonic_ns() - t0;
+      return event;
+    }
+  }
+  protocol::GilEvent event = locate_gil(api, 0);
+  if (!path.empty())
+    if (const auto found = offset_of(api, event, id->real_path)) write_gil_offset(path, key, *found);
+  event.locate_ns = monotonic_ns() - t0;
+  return event;
+}
+
 std::optional<protocol::GilEvent> script_interpreters(const py::Api& api) {
-  // The modules every way of making interpreters from Python goes through (3.12-3.13, 3.14).
-  py::Ref ns(api, api.PyDict_New());
-  if (!ns || api.PyDict_SetItemString(ns.get(), "__builtins__", api.PyEval_GetBuiltins()) != 0) return std::nullopt;
-  py::Ref used(api, api.PyRun_StringFlags(
-                        "int(any(m in __import__('sys').modules for m in ('_interpreters', '_xxsubinterpreters')))",
-                        py::kEvalInput, ns.get(), ns.get(), nullptr));
-  if (!used) {
+  // The modules every way of making interpreters from Python goes through (3.12-3.13, 3.14), looked up
+  // in sys.modules with the C API: compiling the same test as a string cost every run the compiler.
+  py::Ref sys(api, api.PyImport_ImportModule("sys"));
+  py::Ref modules(api, sys ? api.PyObject_GetAttrString(sys.get(), "modules") : nullptr);
+  if (!modules) {
     api.PyErr_Clear();
     return std::nullopt;
   }
-  if (api.PyLong_AsLong(used.get()) == 0) return std::nullopt;
+  bool used = false;
+  for (const char* name : {"_interpreters", "_xxsubinterpreters"})
+    used = used || api.PyDict_GetItemString(modules.get(), name) != nullptr;  // borrowed; never raises
+  if (!used) return std::nullopt;
   protocol::GilEvent event;
   event.interpreter = kScriptInterpreters;
   event.has_gil = true;

@@ -10,6 +10,7 @@
 // that takes the GIL without waiting says the interpreter has none (a free-threaded build, GIL off).
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "protocol/events.hpp"
 #include "python/capi.hpp"
@@ -22,6 +23,11 @@ constexpr std::uint64_t kGilWindowBelow = 96, kGilWindowAbove = 160;
 // `interpreter`: 0 for the main one, 1..N for the runner's subinterpreters. The calling thread must hold
 // the interpreter's GIL (be attached to it); it holds it again on return.
 protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter);
+
+// The main interpreter's GIL before the case: from the per-build offset cache in `cache_dir`
+// (runner/gil_offset_cache) when this run's check of it passes, else located as above and written back.
+// `libpython`: the file the runner loaded. An empty `cache_dir`: always located. The GIL must be held.
+protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython);
 
 // After the case: whether the script made interpreters of its own (an InterpreterPoolExecutor, the
 // interpreters module): their GILs, when they have their own, are not located. Then a report for

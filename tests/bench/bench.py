@@ -240,12 +240,16 @@ def fig_hyperfine(g, python, work, n, pairs):
         return {"missing": "hyperfine is not installed: run tests/bench/setup (apt-get install hyperfine)"}
     export = os.path.join(work, "hyperfine.json")
     per_run, whole, g_ms, h_ms, g_whole, h_whole = [], [], [], [], [], []
+    steps, between, from_cache = [], [], []  # each step of the same sessions' runs, and the orchestrator's work between them
     for i in range(pairs):
         for side in alternate(i, "gilhost", "hyperfine"):
             if side == "gilhost":
                 wall, runs = g.run(python, "noop", {}, repeat=n)
                 g_ms.append(statistics.mean(cycles(runs)) * 1e3)
                 g_whole.append(wall)
+                steps += [record_phases(r) for r in runs[1:]]
+                from_cache += [bool(r.get("locate_cached")) for r in runs[1:]]
+                between += [c * 1e3 - r["parent_wall_ns"] / 1e6 for c, r in zip(cycles(runs), runs[1:])]
             else:
                 wall = spawn_wall([hf, "-N", "--runs", str(n), "--style", "none", "--export-json", export,
                                    "%s -c pass" % python], stderr=os.path.join(work, "hyperfine-stderr.txt"))
@@ -253,7 +257,13 @@ def fig_hyperfine(g, python, work, n, pairs):
                 h_whole.append(wall)
         per_run.append(g_ms[-1] / h_ms[-1])
         whole.append(g_whole[-1] / h_whole[-1])
+    # Where a session's run goes, from the same sessions (ms, medians over every run but each session's
+    # first): the runner's steps, what the runner does between them (own_work), and the orchestrator
+    # between one reap and the next spawn; and the share of runs whose GIL offset came from the cache.
     return {"runs": n, "per_run": ratio_figure(per_run), "gilhost_ms_per_run": median(g_ms),
+            "steps_ms": median_phases(steps), "between_runs_ms": median(between),
+            "locate_plus_prepare_ms": median(s["locate"] + s["prepare"] for s in steps),
+            "locate_from_cache": sum(from_cache) / max(1, len(from_cache)), "pairs": pairs,
             "hyperfine_mean_ms": median(h_ms), "whole_command": ratio_figure(whole),
             "gilhost_whole_s": median(g_whole), "hyperfine_whole_s": median(h_whole),
             "command": "hyperfine -N --runs %d --export-json F '%s -c pass'" % (n, python)}
@@ -262,9 +272,10 @@ def fig_hyperfine(g, python, work, n, pairs):
 # --- 2. fixed cost per run, every build ----------------------------------------------------------------
 
 # The child's life, in the order it is lived: spawn to main() (exec, the dynamic loader), dlopen of
-# libpython, Py_Initialize, the bootstrap, importing the case's script, the case, Py_FinalizeEx, and the
-# finalized event to the reap (exit). What is left of the life is the runner's own work between them.
-PHASES = ("exec", "load", "init", "bootstrap", "prepare", "case", "finalize", "exit")
+# libpython, Py_Initialize, locating the GIL (thread states on), the bootstrap, importing the case's script,
+# the case, Py_FinalizeEx, and the finalized event to the reap (exit). What is left of the life is the
+# runner's own work between them.
+PHASES = ("exec", "load", "init", "locate", "bootstrap", "prepare", "case", "finalize", "exit")
 
 
 def phases_of(events, spawned_ns, reaped_ns):
@@ -273,6 +284,7 @@ def phases_of(events, spawned_ns, reaped_ns):
     for line in events:
         ev.update(json.loads(line))
     ms = {"exec": (ev["main_at_ns"] - spawned_ns) / 1e6, "load": ev["load_ns"] / 1e6, "init": ev["init_ns"] / 1e6,
+          "locate": ev.get("locate_ns", 0) / 1e6,
           "bootstrap": ev.get("bootstrap_ns", 0) / 1e6, "prepare": ev.get("prepare_ns", 0) / 1e6,
           "case": ev.get("wall_ns", 0) / 1e6, "finalize": ev["finalize_ns"] / 1e6,
           "exit": (reaped_ns - ev["at_ns"]) / 1e6, "life": (reaped_ns - spawned_ns) / 1e6}
@@ -281,7 +293,8 @@ def phases_of(events, spawned_ns, reaped_ns):
 
 def record_phases(r):
     """The same phases from a gilhost run record."""
-    ns = {"exec": r["exec_ns"], "load": r["load_ns"], "init": r["init_ns"], "bootstrap": r["bootstrap_ns"],
+    ns = {"exec": r["exec_ns"], "load": r["load_ns"], "init": r["init_ns"], "locate": r.get("locate_ns", 0),
+          "bootstrap": r["bootstrap_ns"],
           "prepare": r["prepare_ns"], "case": r["wall_ns"], "finalize": r["finalize_ns"], "exit": r["exit_ns"],
           "life": r["parent_wall_ns"]}
     return with_own_work({k: v / 1e6 for k, v in ns.items()})
@@ -543,6 +556,11 @@ def report(fig):
                      "%.2f vs %.2f ms a run; whole command %.3fx (%.2f vs %.2f s)"
                      % (h["gilhost_ms_per_run"], h["hyperfine_mean_ms"], h["whole_command"]["ratio"],
                         h["gilhost_whole_s"], h["hyperfine_whole_s"]), h["per_run"]["ratio"] <= 1.05))
+        if "steps_ms" in h:
+            rows.append(("1 the runner's locate + prepare steps <= 0.3 ms", "%.3f ms" % h["locate_plus_prepare_ms"],
+                         "locate %.3f ms (%.0f %% of runs from the offset cache), prepare %.3f ms; the same sessions"
+                         % (h["steps_ms"]["locate"], h["locate_from_cache"] * 100, h["steps_ms"]["prepare"]),
+                         h["locate_plus_prepare_ms"] <= 0.3))
     for name, f in fig.get("fixed_cost", {}).items():
         floor = f["vs_python_c_pass"].get("bare_embedding")
         rows.append(("2 fixed cost / python -c pass, %s <= 1.05x" % name, ci(f["ratio"]),
@@ -609,6 +627,12 @@ def report(fig):
     for goal, value, detail, met in rows:
         tag = {True: "met", False: "NOT MET", None: ""}[met]
         print("%-66s %-40s %-8s %s" % (goal, value, tag, detail))
+    if h and "steps_ms" in h:
+        cols = PHASES + ("own_work", "life")
+        print("\nsteps of a no-op run in figure 1's sessions (ms, medians of %d runs), and between runs:"
+              % ((h["runs"] - 1) * h["pairs"]))
+        print("".join("%10s" % c for c in cols + ("between",)))
+        print("".join("%10.3f" % h["steps_ms"][c] for c in cols) + "%10.3f" % h["between_runs_ms"])
     if fig.get("fixed_cost"):
         print("\nphases of a no-op run (ms, medians): the runner in a gilhost session / the runner started directly"
               " / the bare C embedding")

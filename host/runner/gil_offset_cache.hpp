@@ -1,0 +1,60 @@
+#pragma once
+// Where one build's main-interpreter GIL lives, kept on disk between runs.
+//
+// Locating the GIL (runner/gil_locator) starts a thread, watches it block and joins it: a fixed cost in
+// every run. The main interpreter's GIL is static data of libpython, so in every process that loads the
+// same file it sits at the same offset from the file's load address. A cache file holds that offset,
+// keyed by the file's identity (real path, device, inode, size, mtime) and the C library's version (the
+// futex word inside the condition variable is glibc's layout), so a rebuilt or replaced libpython never
+// reads it. A hit is still checked in each run before it is used (runner/gil_locator): the word the
+// locating thread's state pointer was seen at (the GIL's last holder) must hold the current thread state,
+// and the offsets must fall in a writable segment of the file's image. A miss or a failed check is a
+// full locate, whose result is written back.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gilhost {
+
+// What a full locate found, as offsets: enough to rebuild the event without a helper thread.
+struct GilOffset {
+  bool has_gil = true;  // false: a free-threaded build with its GIL off (checked with sys._is_gil_enabled)
+  // From the file's load address, the futex word a GIL waiter slept on (has_gil).
+  std::uint64_t word_offset = 0;
+  // From the futex word, the pointer-sized word that held the locating thread's state (the GIL's last
+  // holder, while that thread held it): what a run checks before trusting the offset (has_gil).
+  std::int64_t holder_delta = 0;
+  bool operator==(const GilOffset& o) const {
+    return has_gil == o.has_gil && word_offset == o.word_offset && holder_delta == o.holder_delta;
+  }
+};
+
+// The file at `path` after symlinks, and its identity (`key`): the real path, device, inode, size and
+// mtime in ns, and the C library's version; nullopt when it cannot be stat'ed.
+struct LibraryIdentity {
+  std::string real_path;
+  std::string key;
+};
+std::optional<LibraryIdentity> library_identity(const std::string& path);
+// The cache's key: the identity and, where the build can say (sys._is_gil_enabled, 3.13+), whether the
+// GIL is on: a free-threaded build with its GIL forced on keeps an entry of its own.
+std::string gil_offset_key(const LibraryIdentity& id, std::optional<bool> gil_on);
+
+// `dir`/gil-<hash of identity>.offset
+std::string gil_offset_cache_path(const std::string& dir, const std::string& identity);
+// Text: a magic line, the identity, "gil WORD_OFFSET HOLDER_DELTA" or "nogil", then a checksum line.
+std::string encode_gil_offset(const std::string& identity, const GilOffset& offset);
+// The offset, if `file` is a whole, intact cache file for this identity.
+std::optional<GilOffset> decode_gil_offset(const std::string& file, const std::string& identity);
+
+// Never throw: a cache that cannot be read or written is only a slower run.
+std::optional<GilOffset> read_gil_offset(const std::string& path, const std::string& identity);
+bool write_gil_offset(const std::string& path, const std::string& identity, const GilOffset& offset);
+
+// Whether [base + offset, base + offset + size) lies in one writable loaded segment of the object loaded
+// at `base` (dl_iterate_phdr): where a cached offset may be read without a fault.
+bool in_writable_segment(std::uintptr_t base, std::uint64_t offset, std::uint64_t size);
+
+}  // namespace gilhost

@@ -1,0 +1,103 @@
+// runner/gil_offset_cache: the on-disk form of one build's GIL offset, its key, and the segment check a
+// run makes before it reads at a cached offset.
+#include <catch2/catch.hpp>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "helpers.hpp"
+#include "runner/gil_offset_cache.hpp"
+
+using namespace gilhost;
+
+namespace {
+const std::string kId = "/opt/py/lib/libpython3.12.so.1.0 dev=2049 ino=42 size=100 mtime=1.5 glibc=2.36";
+
+GilOffset with_gil(std::uint64_t word, std::int64_t delta) {
+  GilOffset o;
+  o.word_offset = word;
+  o.holder_delta = delta;
+  return o;
+}
+
+// Written to by the test, so it lives in a writable segment of this program's image.
+long g_writable_word = 0;
+
+std::uintptr_t base_of(const void* address) {
+  Dl_info info{};
+  REQUIRE(::dladdr(address, &info) != 0);
+  return reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+}
+}  // namespace
+
+TEST_CASE("GIL offset cache: a file round-trips for its own library only", "[gil_offset_cache]") {
+  const GilOffset gil = with_gil(0x5d1a48, -64);
+  CHECK(decode_gil_offset(encode_gil_offset(kId, gil), kId) == gil);
+  GilOffset none;
+  none.has_gil = false;
+  CHECK(decode_gil_offset(encode_gil_offset(kId, none), kId) == none);
+  // Any other identity (another file, the same file changed) is a miss.
+  CHECK_FALSE(decode_gil_offset(encode_gil_offset(kId, gil), kId + "x"));
+  CHECK_FALSE(decode_gil_offset(encode_gil_offset(kId, gil), "/opt/py/lib/libpython3.12.so.1.0 dev=2049 ino=42 size=101 mtime=1.5 glibc=2.36"));
+}
+
+TEST_CASE("GIL offset cache: torn, corrupt or forged files are refused", "[gil_offset_cache]") {
+  const std::string file = encode_gil_offset(kId, with_gil(123456, 16));
+  for (std::size_t cut = 0; cut < file.size(); ++cut) {
+    INFO("cut at " << cut);
+    CHECK_FALSE(decode_gil_offset(file.substr(0, cut), kId));
+  }
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    std::string flipped = file;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x01);
+    INFO("flipped byte " << i);
+    CHECK_FALSE(decode_gil_offset(flipped, kId));
+  }
+  CHECK_FALSE(decode_gil_offset(file + "x\n", kId));
+  CHECK_FALSE(decode_gil_offset("", kId));
+}
+
+TEST_CASE("GIL offset cache: a changed library is a miss, the same one a hit", "[gil_offset_cache]") {
+  gilhost_test::TempDir dir;
+  const std::string lib = dir.str() + "/libfake.so";
+  std::ofstream(lib) << "first build";
+  const auto before = library_identity(lib);
+  REQUIRE(before);
+  CHECK(before->real_path == std::filesystem::canonical(lib).string());
+  // Through a symlink: the same file, the same key.
+  std::filesystem::create_symlink(lib, dir.str() + "/link.so");
+  CHECK(library_identity(dir.str() + "/link.so")->key == before->key);
+  CHECK_FALSE(library_identity(dir.str() + "/missing.so"));
+
+  const std::string path = gil_offset_cache_path(dir.str() + "/cache", before->key);
+  CHECK_FALSE(read_gil_offset(path, before->key));  // no file yet
+  REQUIRE(write_gil_offset(path, before->key, with_gil(4096, 8)));
+  CHECK(read_gil_offset(path, before->key) == with_gil(4096, 8));
+
+  std::ofstream(lib, std::ios::app) << ", rebuilt";  // a new size (and mtime): another identity
+  const auto after = library_identity(lib);
+  REQUIRE(after);
+  CHECK(after->key != before->key);
+  CHECK(gil_offset_cache_path(dir.str() + "/cache", after->key) != path);
+  CHECK_FALSE(read_gil_offset(path, after->key));  // even at the old file's path
+  // A cache file others may write is not trusted.
+  ::chmod(path.c_str(), 0666);
+  CHECK_FALSE(read_gil_offset(path, before->key));
+}
+
+TEST_CASE("GIL offset cache: a cached offset is read only inside a writable segment", "[gil_offset_cache]") {
+  g_writable_word = 1;
+  const std::uintptr_t base = base_of(&g_writable_word);
+  const std::uint64_t offset = reinterpret_cast<std::uintptr_t>(&g_writable_word) - base;
+  CHECK(in_writable_segment(base, offset, sizeof g_writable_word));
+  // Code is not writable; far past the image, or wrapping around, is nowhere.
+  const auto code = reinterpret_cast<std::uintptr_t>(&base_of);
+  CHECK_FALSE(in_writable_segment(base_of(reinterpret_cast<const void*>(code)), code - base_of(reinterpret_cast<const void*>(code)), 8));
+  CHECK_FALSE(in_writable_segment(base, offset + (std::uint64_t{1} << 40), 8));
+  CHECK_FALSE(in_writable_segment(base, UINT64_MAX - 2, 8));
+  // A base no object is loaded at.
+  CHECK_FALSE(in_writable_segment(base + 1, offset - 1, 8));
+}
