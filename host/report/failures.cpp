@@ -36,7 +36,7 @@ std::string group_cells_text(const FailureGroup& g) {
   return cells_text(cells);
 }
 
-// "1 of 1 runs failed on each", "3.12.1: 1 of 3, 3.14.7: 2 of 3 runs failed"; "did not start: " first where
+// "1 of 1 runs failed on each", "3.12.1: 1 of 3, 3.14.7: 2 of 3 runs failed"; "did not run: " first where
 // no failed run reached the case.
 std::string group_runs_text(const FailureGroup& g) {
   const bool alike = std::all_of(g.begin(), g.end(), [&](const FailedCell* c) { return c->failed == g.front()->failed && c->runs == g.front()->runs; });
@@ -49,7 +49,7 @@ std::string group_runs_text(const FailureGroup& g) {
     runs = join(each, ", ") + " runs failed";
   }
   const bool never = std::all_of(g.begin(), g.end(), [](const FailedCell* c) { return c->never_started; });
-  return (never ? "did not start: " : "") + runs;
+  return (never ? "did not run: " : "") + runs;
 }
 
 // The cells that stopped repeating, by why: "bad @ 3.12.1, 3.14.7" once for a reason they share.

@@ -142,7 +142,7 @@ std::vector<StateLine> state_lines(const Summary& sum) {
       std::optional<ThreadShares> shares = cell->threads;
       // Where every run failed, the failed runs' threads (a hang); none where no run reached its case.
       const bool started = !std::all_of(cell->runs.begin(), cell->runs.end(), case_never_started);
-      if (!shares && started && (shares = failed_thread_shares(cell->runs))) label += " (failed runs)";
+      if (!shares && started && (shares = failed_thread_shares(cell->runs))) label += " (failed)";
       if (!shares) continue;
       StateLine line{label, state_bar_text(*shares), {}, ""};
       line.figures = figures_of(*shares, line.unknown_why);

@@ -34,7 +34,7 @@ std::string state_bar_text(const ThreadShares& shares, std::size_t letters = sta
 // and "GIL ? · lock ? (together 41)" where they were not told apart.
 std::string state_figures_text(const ThreadShares& shares);
 
-// One cell's line: its label ("four @ 3.12.1", "hang @ 3.12.1 (failed runs)"), bar, each state's whole
+// One cell's line: its label ("four @ 3.12.1", "hang @ 3.12.1 (failed)"), bar, each state's whole
 // percentage in kThreadStates' order ("?" where unknown), and why a figure is "?" ("" when none is).
 struct StateLine {
   std::string label, bar;

@@ -222,7 +222,7 @@ TEST_CASE("a cell whose every run timed out shows its failed runs' states and re
   const ReportModel m = model_of({r});
   const std::string text = render_text(m, {80, "states.jsonl"});
   INFO(text);
-  CHECK(text.find("\n  hang @ 3.12.1 (failed runs)   0    0   0  100   0     0  LLLLLLLLLLLLLLLLLLLL\n") != std::string::npos);
+  CHECK(text.find("\n  hang @ 3.12.1 (failed)   0    0   0  100   0     0  LLLLLLLLLLLLLLLLLLLL\n") != std::string::npos);
   CHECK(text.find("all 2 threads blocked on a lock until the timeout") != std::string::npos);
 }
 
@@ -232,7 +232,7 @@ TEST_CASE("failure output: a syntax error on two builds is one traceback, with b
   const std::string text = render_text(m, {80, "bad.jsonl"});
   INFO(text);
   CHECK(count(text, "SyntaxError: invalid syntax\n") == 1);
-  CHECK(text.find("✗ bad @ 3.12.1, 3.14.7 (did not start: 1 of 1 runs failed on each):\n    SyntaxError") != std::string::npos);
+  CHECK(text.find("✗ bad @ 3.12.1, 3.14.7 (did not run: 1 of 1 runs failed on each):\n    SyntaxError") != std::string::npos);
   // As `python bad.py` prints it: no runner frame, no "Traceback" heading over a location that is no frame.
   CHECK(text.find("gilhost-bootstrap") == std::string::npos);
   CHECK(text.find("Traceback (most recent call last)") == std::string::npos);
@@ -260,7 +260,7 @@ TEST_CASE("failure output: distinct errors keep a traceback each; an expectation
   b.expect_ok = false;
   const std::string text = render_text(model_of({a, b}), {80, ""});
   INFO(text);
-  CHECK(text.find("✗ bad @ 3.12.1 (did not start: 1 of 1 runs failed): SyntaxError") != std::string::npos);
+  CHECK(text.find("✗ bad @ 3.12.1 (did not run: 1 of 1 runs failed): SyntaxError") != std::string::npos);
   CHECK(text.find("✗ bad @ 3.14.7 (1 of 1 runs failed): KeyError: 'k'") != std::string::npos);
   // A frame of the script's own: the heading stays, the runner's frame does not.
   CHECK(text.find("Traceback (most recent call last):\n        File \"bad.py\", line 9, in <module>") != std::string::npos);
