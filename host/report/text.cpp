@@ -1,6 +1,7 @@
 #include "report/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 
 #include "report/fit.hpp"
@@ -22,8 +23,9 @@ std::string wrapped(const std::string& text, std::size_t width, const std::strin
   std::string out, line = indent;
   std::vector<std::string> words;
   for (auto& word : split(text, ' ')) {
-    // "38 %" (and "38 %,") stays on one line: a unit is not a word of its own.
-    if (starts_with(word, "%") && !words.empty()) words.back() += " " + word;
+    // "38 %" (and "38 %,") stays on one line: a unit is not a word of its own; nor is "line 3)" of a location.
+    const bool line_number = !words.empty() && words.back() == "line" && !word.empty() && std::isdigit(static_cast<unsigned char>(word[0]));
+    if ((starts_with(word, "%") || line_number) && !words.empty()) words.back() += " " + word;
     else words.push_back(std::move(word));
   }
   for (const auto& word : words) {
