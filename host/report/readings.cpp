@@ -90,6 +90,18 @@ std::string blocked_text(const std::vector<BlockedThread>& blocked, std::size_t 
                      more ? fmt::format(" and {} more", more) : "", ending_words(run));
 }
 
+// The main thread carries the interpreter's start-up (longer on a busy machine): where every other thread
+// blocked alike and it waited in the same state at least kMainBlocked of its life, it is one of them.
+void add_main_thread(const ThreadStates& ts, std::vector<BlockedThread>& blocked, std::size_t python) {
+  if (blocked.size() + 1 != python || !blocked_alike(blocked, blocked.size())) return;
+  const ThreadState state = blocked.front().state;
+  for (const ThreadRecord& t : ts.threads)
+    if (t.python && t.main && t.times.lived_ns() > 0 && !blocked_in(t) && t.times.share(state) >= reading::kMainBlocked) {
+      blocked.insert(blocked.begin(), {&t, state});
+      return;
+    }
+}
+
 }  // namespace
 
 std::optional<Reading> blocked_reading(const RunRecord& run) {
@@ -105,6 +117,7 @@ std::optional<Reading> blocked_reading(const RunRecord& run) {
     if (state) blocked.push_back({&t, *state});
   }
   if (blocked.empty() || (run.is_ok() && python < static_cast<std::size_t>(reading::kMinThreads))) return std::nullopt;
+  add_main_thread(ts, blocked, python);
   if (blocked.size() < python)
     blocked.erase(std::remove_if(blocked.begin(), blocked.end(),
                                  [](const BlockedThread& b) { return b.thread->main && b.state == ThreadState::lock; }),

@@ -24,6 +24,7 @@ constexpr double kParallelGilBelow = 0.05; // ...with a GIL wait share below thi
 constexpr double kWaitedForCore = 0.25;    // runqueue share at least this: more runnable threads than cores
 constexpr double kBlocked = 0.80;          // a thread waiting in one state (lock, I/O, sleep) this share of its life
 constexpr std::size_t kBlockedNamed = 4;   // threads named in a "mostly blocked" reading; the rest counted
+constexpr double kMainBlocked = 0.50;      // the main thread (it carries the start-up) blocked with the others at this
 }  // namespace reading
 
 // The rules, in the order a cell's readings print: what dominated first, waiting for a core last; the

@@ -194,6 +194,13 @@ TEST_CASE("blocked reading: the threads that waited in one state, by name; all o
     const auto reading = blocked_reading(r);
     REQUIRE(reading);
     CHECK(reading->text == "all 3 threads blocked on a lock until the timeout (a failed run)");
+    // A slow start-up (a busy machine) takes the main thread under kBlocked: still one of them.
+    RunRecord slow = r;
+    slow.thread_states = states_of({thread_in(1, "MainThread", {{S::cpu, 300}, {S::runqueue, 200}, {S::lock, 500}}, true),
+                                    thread_in(2, "Thread-1", {{S::lock, 500}}), thread_in(3, "Thread-2", {{S::lock, 500}})});
+    CHECK(blocked_reading(slow)->text == "all 3 threads blocked on a lock until the timeout (a failed run)");
+    slow.thread_states->threads[0].times[S::lock] = 400 * kMs;  // under kMainBlocked: the others alone
+    CHECK(blocked_reading(slow)->text.rfind("2 of 3 threads mostly blocked: Thread-1 on a lock 100 %", 0) == 0);
     // Where the GIL was not located, a futex wait may be the GIL's: said so.
     r.thread_states->gil = "exec mode: the GIL was not located";
     CHECK(blocked_reading(r)->text == "all 3 threads blocked on a lock or the GIL (not told apart) until the timeout (a failed run)");
