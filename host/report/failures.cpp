@@ -22,6 +22,49 @@ std::string signal_text(int sig) {
 
 std::string runs_text(const FailedCell& c) { return fmt::format("{} of {} runs failed", c.failed, c.runs); }
 
+// "bad @ 3.12.1, 3.14.7" where the cells (case, build) share a case, else "a @ 3.12.1, b @ 3.14.7".
+std::string cells_text(const std::vector<std::pair<std::string, std::string>>& cells) {
+  const bool one_case = std::all_of(cells.begin(), cells.end(), [&](const auto& c) { return c.first == cells.front().first; });
+  std::vector<std::string> names;
+  for (const auto& [case_name, build] : cells) names.push_back(one_case ? build : case_name + " @ " + build);
+  return (one_case ? cells.front().first + " @ " : "") + join(names, ", ");
+}
+
+std::string group_cells_text(const FailureGroup& g) {
+  std::vector<std::pair<std::string, std::string>> cells;
+  for (const FailedCell* c : g) cells.emplace_back(c->case_name, c->build);
+  return cells_text(cells);
+}
+
+// "1 of 1 runs failed on each", "3.12.1: 1 of 3, 3.14.7: 2 of 3 runs failed"; "did not run: " first where
+// no failed run reached the case.
+std::string group_runs_text(const FailureGroup& g) {
+  const bool alike = std::all_of(g.begin(), g.end(), [&](const FailedCell* c) { return c->failed == g.front()->failed && c->runs == g.front()->runs; });
+  std::string runs;
+  if (alike) {
+    runs = runs_text(*g.front()) + (g.size() > 1 ? " on each" : "");
+  } else {
+    std::vector<std::string> each;
+    for (const FailedCell* c : g) each.push_back(fmt::format("{}: {} of {}", c->build, c->failed, c->runs));
+    runs = join(each, ", ") + " runs failed";
+  }
+  const bool never = std::all_of(g.begin(), g.end(), [](const FailedCell* c) { return c->never_started; });
+  return (never ? "did not run: " : "") + runs;
+}
+
+// The cells that stopped repeating, by why: "bad @ 3.12.1, 3.14.7" once for a reason they share.
+std::vector<std::pair<std::string, std::string>> stopped_by_why(const std::vector<StoppedCell>& stopped) {
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> groups;
+  for (const auto& s : stopped) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == s.why; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {s.why, {}});
+    it->second.emplace_back(s.case_name, s.build);
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [why, cells] : groups) out.emplace_back(why, cells_text(cells));
+  return out;
+}
+
 std::size_t longest_backtick_run(const std::string& text) {
   std::size_t longest = 0, run = 0;
   for (const char ch : text) {
@@ -39,6 +82,44 @@ std::vector<std::string> last_lines(const std::string& text, std::size_t n) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
   if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
   return lines;
+}
+
+bool case_never_started(const RunRecord& r) {
+  if (r.status != RunStatus::error) return false;
+  if (r.wall_ns <= 0) return true;
+  // The runner's frames are in <gilhost-bootstrap>: the last of them says which phase raised.
+  const std::string frame = "File \"<gilhost-bootstrap>\"";
+  const std::size_t at = r.stderr_text.rfind(frame);
+  if (at == std::string::npos) return false;
+  const std::size_t end = r.stderr_text.find('\n', at);
+  return ends_with(r.stderr_text.substr(at, end == std::string::npos ? std::string::npos : end - at), "in _prepare");
+}
+
+std::vector<std::string> script_traceback(const std::string& stderr_text, std::size_t n) {
+  std::vector<std::string> lines;
+  bool heading = false, frames = false;
+  for (auto& line : split(stderr_text, '\n')) {
+    if (trim(line).rfind("File \"<gilhost-bootstrap>\"", 0) == 0) continue;
+    if (line == "Traceback (most recent call last):") heading = true;
+    // A frame names its function; a syntax error's location does not.
+    if (trim(line).rfind("File \"", 0) == 0 && line.find(", in ") != std::string::npos) frames = true;
+    lines.push_back(std::move(line));
+  }
+  if (heading && !frames)
+    lines.erase(std::remove(lines.begin(), lines.end(), "Traceback (most recent call last):"), lines.end());
+  return last_lines(join(lines, "\n"), n);
+}
+
+std::vector<FailureGroup> group_failures(const std::vector<FailedCell>& failed) {
+  std::vector<FailureGroup> out;
+  for (const auto& c : failed) {
+    auto same = std::find_if(out.begin(), out.end(), [&](const FailureGroup& g) {
+      return g.front()->cause == c.cause && g.front()->traceback == c.traceback && g.front()->never_started == c.never_started;
+    });
+    if (same == out.end()) out.push_back({&c});
+    else same->push_back(&c);
+  }
+  return out;
 }
 
 std::string failure_cause(const RunRecord& r) {
@@ -68,14 +149,15 @@ CellFailures collect_failures(const std::vector<RunRecord>& runs) {
     auto it = at.find(key);
     if (it == at.end()) {
       it = at.emplace(key, out.failed.size()).first;
-      out.failed.push_back({r.case_name, r.interpreter, 0, 0, "", {}, ""});
+      out.failed.push_back({r.case_name, r.interpreter, 0, 0, "", {}, "", false});
     }
     FailedCell& c = out.failed[it->second];
     ++c.runs;
     if (r.is_ok()) continue;
+    c.never_started = (c.failed == 0 || c.never_started) && case_never_started(r);
     ++c.failed;
     c.cause = failure_cause(r);
-    c.traceback = last_lines(r.stderr_text, 6);
+    c.traceback = script_traceback(r.stderr_text, 6);
     c.stderr_file = r.stderr_file;
   }
   out.failed.erase(std::remove_if(out.failed.begin(), out.failed.end(), [](const FailedCell& c) { return c.failed == 0; }),
@@ -86,13 +168,14 @@ CellFailures collect_failures(const std::vector<RunRecord>& runs) {
 std::string failures_text(const CellFailures& f) {
   std::string out;
   if (!f.failed.empty()) out += "\nfailed:\n";
-  for (const auto& c : f.failed) {
-    out += fmt::format("  ✗ {} @ {} ({}): {}\n", c.case_name, c.build, runs_text(c), c.cause);
-    for (const auto& line : c.traceback) out += "      " + line + "\n";
-    if (!c.stderr_file.empty()) out += "      full stderr: " + c.stderr_file + "\n";
+  for (const FailureGroup& g : group_failures(f.failed)) {
+    out += "  ✗ " + group_cells_text(g) + " (" + group_runs_text(g) + "): " + g.front()->cause + "\n";
+    for (const auto& line : g.front()->traceback) out += kUnwrappedLine + ("      " + line) + "\n";
+    for (const FailedCell* c : g)
+      if (!c->stderr_file.empty()) out += kUnwrappedLine + ("      full stderr: " + c->stderr_file) + "\n";
   }
   if (!f.stopped.empty()) out += "\nstopped repeating:\n";
-  for (const auto& s : f.stopped) out += "  " + s.case_name + " @ " + s.build + ": " + s.why + "\n";
+  for (const auto& [why, cells] : stopped_by_why(f.stopped)) out += "  " + cells + ": " + why + "\n";
   return out;
 }
 

@@ -17,6 +17,7 @@ struct FailedCell {
   std::string cause;                   // "KeyError: 'missing-key'", "timed out after 2 s (the timeout)", ...
   std::vector<std::string> traceback;  // the last lines (at most 6) of the failed run's stderr
   std::string stderr_file;             // the full stderr, beside the results file ("" when none was written)
+  bool never_started = false;          // no failed run reached the case: each failed before it (see case_never_started)
 };
 
 struct StoppedCell {
@@ -31,6 +32,19 @@ struct CellFailures {
 
 // From a section's runs (warm-ups are not counted).
 CellFailures collect_failures(const std::vector<RunRecord>& runs);
+// A run that failed before its case started: the script did not compile, the module or function could not be
+// imported (its traceback passes through the bootstrap's _prepare last), or it has no wall time at all. Its
+// wall time is the runner timing nothing, and no report shows it.
+bool case_never_started(const RunRecord& r);
+// The last `n` lines of a failed run's stderr as a reader wants them: the runner's own frames
+// (<gilhost-bootstrap>) left out, and with them the "Traceback" heading where no frame is left (a syntax
+// error reads as `python script.py` prints it).
+std::vector<std::string> script_traceback(const std::string& stderr_text, std::size_t n);
+
+// Failed cells with the same cause and traceback, together: one syntax error on two builds is one error.
+using FailureGroup = std::vector<const FailedCell*>;
+std::vector<FailureGroup> group_failures(const std::vector<FailedCell>& failed);
+
 // Why one failed run failed, in words.
 std::string failure_cause(const RunRecord& r);
 // The last `n` non-empty lines of `text`.
@@ -41,6 +55,12 @@ std::vector<std::string> last_lines(const std::string& text, std::size_t n);
 std::string markdown_code_span(const std::string& text);
 std::string markdown_code_block(const std::vector<std::string>& lines, const std::string& indent);
 
+// The text report wraps its prose to the terminal; a line that starts with this is printed as it is, the
+// mark taken off: a traceback keeps its caret under the code, a path is never broken.
+constexpr char kUnwrappedLine = '\x1e';
+
+// Failed cells grouped (one traceback per distinct error, with the builds it happened on), then the cells
+// that stopped repeating, grouped by why.
 std::string failures_text(const CellFailures& f);
 std::string failures_markdown(const CellFailures& f);
 std::string failures_html(const CellFailures& f);

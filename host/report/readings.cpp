@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+
+#include "report/failures.hpp"
+#include "util/strings.hpp"
 
 namespace gilhost {
 
@@ -13,6 +17,7 @@ const char* reading_rule_name(ReadingRule rule) {
     case ReadingRule::io_bound: return "io_bound";
     case ReadingRule::parallel: return "parallel";
     case ReadingRule::waited_for_core: return "waited_for_core";
+    case ReadingRule::blocked: return "blocked";
   }
   return "gil_serialised";
 }
@@ -29,7 +34,106 @@ std::string parallel_text(const ThreadShares& s) {
   return cpu + (s.no_gil ? "no GIL" : "GIL waits " + under_text(high));
 }
 
+// The state a thread waited in at least kBlocked of its life, if one.
+std::optional<ThreadState> blocked_in(const ThreadRecord& t) {
+  // Not the GIL: threads that wait for it are the GIL readings' (they say how much, of which threads).
+  for (ThreadState s : {ThreadState::lock, ThreadState::io, ThreadState::sleep})
+    if (t.times.share(s) >= reading::kBlocked) return s;
+  return std::nullopt;
+}
+
+// "on a lock", "on I/O", "asleep"; where the GIL was not told apart a lock may be it.
+std::string blocked_words(ThreadState s, bool gil_told) {
+  switch (s) {
+    case ThreadState::lock: return gil_told ? "on a lock" : "on a lock or the GIL (not told apart)";
+    case ThreadState::io: return "on I/O";
+    default: return "asleep";
+  }
+}
+
+// How the run ended, after "blocked on a lock": until its timeout, until it was killed.
+std::string ending_words(const RunRecord& run) {
+  if (run.status == RunStatus::timeout) return " until the timeout";
+  if (run.status == RunStatus::crashed) return " until it was killed";
+  return "";
+}
+
+std::string thread_label(const ThreadRecord& t) {
+  return (t.name.empty() ? "thread " + std::to_string(t.tid) : t.name) + (t.main ? " (main)" : "");
+}
+
+struct BlockedThread {
+  const ThreadRecord* thread;
+  ThreadState state;
+};
+
+// Every Python thread blocked, in the same state.
+bool blocked_alike(const std::vector<BlockedThread>& blocked, std::size_t python) {
+  return blocked.size() == python &&
+         std::all_of(blocked.begin(), blocked.end(), [&](const BlockedThread& b) { return b.state == blocked.front().state; });
+}
+
+// "all 3 threads blocked on a lock", or "2 threads mostly blocked: a on a lock 100 %, b asleep 99 %".
+std::string blocked_text(const std::vector<BlockedThread>& blocked, std::size_t python, bool gil_told, const RunRecord& run) {
+  const bool all_alike = blocked_alike(blocked, python);
+  const std::string words = blocked_words(blocked.front().state, gil_told);
+  if (all_alike)
+    return (python == 1 ? "the one thread was blocked " + words : fmt::format("all {} threads blocked {}", python, words)) +
+           ending_words(run);
+  std::vector<std::string> named;
+  for (const auto& b : blocked)
+    if (named.size() < reading::kBlockedNamed)
+      named.push_back(thread_label(*b.thread) + " " + blocked_words(b.state, gil_told) + " " +
+                      percent_text(b.thread->times.share(b.state)));
+  const std::size_t more = blocked.size() - named.size();
+  return fmt::format("{} of {} threads mostly blocked: {}{}{}", blocked.size(), python, join(named, ", "),
+                     more ? fmt::format(" and {} more", more) : "", ending_words(run));
+}
+
+// The main thread carries the interpreter's start-up (longer on a busy machine): where every other thread
+// blocked alike and it waited in the same state at least kMainBlocked of its life, it is one of them.
+void add_main_thread(const ThreadStates& ts, std::vector<BlockedThread>& blocked, std::size_t python) {
+  if (blocked.size() + 1 != python || !blocked_alike(blocked, blocked.size())) return;
+  const ThreadState state = blocked.front().state;
+  for (const ThreadRecord& t : ts.threads)
+    if (t.python && t.main && t.times.lived_ns() > 0 && !blocked_in(t) && t.times.share(state) >= reading::kMainBlocked) {
+      blocked.insert(blocked.begin(), {&t, state});
+      return;
+    }
+}
+
 }  // namespace
+
+std::optional<Reading> blocked_reading(const RunRecord& run) {
+  if (!run.thread_states) return std::nullopt;
+  const ThreadStates& ts = *run.thread_states;
+  std::size_t python = 0;
+  std::vector<BlockedThread> blocked;
+  for (const ThreadRecord& t : ts.threads) {
+    if (!t.python || t.times.lived_ns() <= 0) continue;
+    ++python;
+    const std::optional<ThreadState> state = blocked_in(t);
+    // A main thread on a lock beside threads that did not all block is join()ing them: nothing to read.
+    if (state) blocked.push_back({&t, *state});
+  }
+  if (blocked.empty() || (run.is_ok() && python < static_cast<std::size_t>(reading::kMinThreads))) return std::nullopt;
+  add_main_thread(ts, blocked, python);
+  if (blocked.size() < python)
+    blocked.erase(std::remove_if(blocked.begin(), blocked.end(),
+                                 [](const BlockedThread& b) { return b.thread->main && b.state == ThreadState::lock; }),
+                  blocked.end());
+  if (blocked.empty()) return std::nullopt;
+  // An ok run whose threads all waited on a lock or on I/O: the lock convoy and I/O readings say so already.
+  const bool told = gil_told_apart(ts);
+  const ThreadState state = blocked.front().state;
+  if (run.is_ok() && blocked_alike(blocked, python) && (state == ThreadState::io || (state == ThreadState::lock && told)))
+    return std::nullopt;
+  Reading r;
+  r.rule = ReadingRule::blocked;
+  r.n = 1;
+  r.text = blocked_text(blocked, python, told, run) + (run.is_ok() ? " (the median run)" : " (a failed run)");
+  return r;
+}
 
 std::vector<Reading> cell_readings(const ThreadShares& s, double cpu_per_wall) {
   std::vector<Reading> out;
@@ -79,8 +183,15 @@ std::vector<Reading> build_readings(const Summary& sum) {
   for (const auto& c : sum.cases)
     for (const auto& i : sum.interpreters) {
       const Cell* cell = sum.cell(c, i);
-      if (!cell || !cell->threads) continue;
-      for (Reading r : cell_readings(*cell->threads, cell->cpu_per_wall.median)) {
+      if (!cell) continue;
+      std::vector<Reading> of_cell;
+      if (cell->threads) of_cell = cell_readings(*cell->threads, cell->cpu_per_wall.median);
+      // The median ok run's threads, or where every run failed, a failed run's: where they were stuck.
+      const bool started = !std::all_of(cell->runs.begin(), cell->runs.end(), case_never_started);
+      const RunRecord* run = cell->threads ? median_thread_run(cell->runs) : started ? median_failed_thread_run(cell->runs) : nullptr;
+      if (run)
+        if (auto blocked = blocked_reading(*run)) of_cell.push_back(std::move(*blocked));
+      for (Reading& r : of_cell) {
         r.case_name = c;
         r.build = i;
         out.push_back(std::move(r));

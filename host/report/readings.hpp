@@ -9,6 +9,7 @@
 
 #include "report/summary.hpp"
 #include "report/threads.hpp"
+#include "results/record.hpp"
 
 namespace gilhost {
 
@@ -21,10 +22,14 @@ constexpr double kIoBound = 0.50;          // I/O share at least this
 constexpr double kParallelism = 1.5;       // CPU / wall above this...
 constexpr double kParallelGilBelow = 0.05; // ...with a GIL wait share below this: the threads ran in parallel
 constexpr double kWaitedForCore = 0.25;    // runqueue share at least this: more runnable threads than cores
+constexpr double kBlocked = 0.80;          // a thread waiting in one state (lock, I/O, sleep) this share of its life
+constexpr std::size_t kBlockedNamed = 4;   // threads named in a "mostly blocked" reading; the rest counted
+constexpr double kMainBlocked = 0.50;      // the main thread (it carries the start-up) blocked with the others at this
 }  // namespace reading
 
-// The rules, in the order a cell's readings print: what dominated first, waiting for a core last.
-enum class ReadingRule { gil_serialised, lock_convoy, io_bound, parallel, waited_for_core };
+// The rules, in the order a cell's readings print: what dominated first, waiting for a core last; the
+// threads that were mostly blocked after them all (they say which thread, the others say how much).
+enum class ReadingRule { gil_serialised, lock_convoy, io_bound, parallel, waited_for_core, blocked };
 const char* reading_rule_name(ReadingRule rule);  // "gil_serialised", ... (JSON)
 
 struct Reading {
@@ -39,6 +44,13 @@ struct Reading {
 
 // What the shares of one cell say; `cpu_per_wall` is the cell's median CPU / wall.
 std::vector<Reading> cell_readings(const ThreadShares& shares, double cpu_per_wall);
+// The threads of one run that waited in one state at least kBlocked of their life: "all 3 threads blocked
+// on a lock until the timeout", or "3 threads mostly blocked: lock_waiter on a lock 100 %, reader on I/O
+// 99 %, sleeper asleep 100 %" (a main thread waiting on a lock, its join(), is not named among the others).
+// nullopt where none was, where an ok run had fewer than kMinThreads Python threads, or where every thread of
+// an ok run waited on a lock (told from the GIL) or on I/O: the lock convoy and I/O readings say that.
+std::optional<Reading> blocked_reading(const RunRecord& run);
+
 // Every cell's readings, case by case in the grid's order, builds in column order.
 std::vector<Reading> build_readings(const Summary& summary);
 

@@ -1,5 +1,7 @@
 #include "report/summary.hpp"
 
+#include "report/failures.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -158,7 +160,9 @@ std::vector<std::string> leftover_notes(const Summary& s) {
 std::string runs_text(std::size_t n) { return "n=" + std::to_string(n); }
 
 std::string wall_cell_text(const Cell& cell) {
-  if (cell.wall.n == 0) return "-";
+  // Every run failed before its case started (the failures say why): no time, not even the runner's.
+  const bool none_started = !cell.runs.empty() && std::all_of(cell.runs.begin(), cell.runs.end(), case_never_started);
+  if (cell.wall.n == 0) return none_started ? "did not run" : "-";
   return seconds_figure(cell.wall) + " " + runs_text(cell.wall.n) + (cell.stability.unstable() ? " !" : "");
 }
 
@@ -209,8 +213,9 @@ struct CellSeries {
 // Peaks, GIL state, errors and failed expectations of one run into its cell; its figures into `series`.
 void add_run(Cell& cell, const RunRecord& r, const std::string& show_key, CellSeries& series) {
   ++series.status_count[status_name(r.status)];
-  // A case that never started (a subinterpreter that could not be created) has no wall time to show.
-  if (r.is_ok() || (r.status == RunStatus::error && r.wall_ns > 0)) {
+  // A case that never started (a subinterpreter that could not be created, a script that did not compile)
+  // has no wall time to show: the runner timed nothing.
+  if (r.is_ok() || (r.status == RunStatus::error && !case_never_started(r))) {
     series.wall.push_back(static_cast<double>(r.wall_ns) / 1e9);
     series.cpw.push_back(r.cpu_per_wall);
   }

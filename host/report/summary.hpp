@@ -71,7 +71,8 @@ Summary summarize(const std::vector<RunRecord>& runs, const std::vector<SkipReco
 
 // "n=5": a cell's run count as the tables show it.
 std::string runs_text(std::size_t n);
-// A cell's wall time as the grid shows it: "312 ms (300–330) n=5", "312 ms n=1", "-"; the mark "!" after
+// A cell's wall time as the grid shows it: "312 ms (300–330) n=5", "312 ms n=1", "-", "did not run" (every
+// run failed before its case started: report/failures' case_never_started); the mark "!" after
 // it where the cell is unstable (its why is among the notes).
 std::string wall_cell_text(const Cell& cell);
 // One line per unstable cell: "fib @ 3.12.1 !: outlier run #3 (0.52 s) against a median of 0.31 s; ...".

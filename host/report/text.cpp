@@ -1,9 +1,11 @@
 #include "report/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 
 #include "report/fit.hpp"
+#include "report/state_bar.hpp"
 #include "report/text_grid.hpp"
 #include "util/strings.hpp"
 
@@ -21,8 +23,9 @@ std::string wrapped(const std::string& text, std::size_t width, const std::strin
   std::string out, line = indent;
   std::vector<std::string> words;
   for (auto& word : split(text, ' ')) {
-    // "38 %" stays on one line: a unit is not a word of its own.
-    if (word == "%" && !words.empty()) words.back() += " %";
+    // "38 %" (and "38 %,") stays on one line: a unit is not a word of its own; nor is "line 3)" of a location.
+    const bool line_number = !words.empty() && words.back() == "line" && !word.empty() && std::isdigit(static_cast<unsigned char>(word[0]));
+    if ((starts_with(word, "%") || line_number) && !words.empty()) words.back() += " " + word;
     else words.push_back(std::move(word));
   }
   for (const auto& word : words) {
@@ -46,19 +49,29 @@ std::string readings_text(const std::vector<Reading>& readings, const TextOption
     out += wrapped(group, std::min<std::size_t>(o.width, kTerminalWidth), "  ");
   const std::size_t shown = std::min(readings.size(), kCellsPerReading * count_rules(readings));
   if (shown < readings.size() && !o.results_file.empty())
-    out += "  (each reading of every cell: gilhost report " + o.results_file + ")\n";
+    out += kUnwrappedLine + ("  (each reading of every cell: gilhost report " + o.results_file + " --wide)") + "\n";
   return out;
 }
 
-// What the figures cannot claim: unstable cells, unknown GIL waits, cells short of the precision target.
+// A cell every measured run of which failed: it has no figure to be short of a target with.
+bool failed_throughout(const Section& s, const std::string& note) {
+  return std::any_of(s.failed_cells.failed.begin(), s.failed_cells.failed.end(), [&](const FailedCell& c) {
+    return c.failed == c.runs && starts_with(note, c.case_name + " @ " + c.build + ":");
+  });
+}
+
+// What the figures cannot claim: unstable cells, unknown GIL waits, cells short of the precision target (not
+// those that failed every run: the failures say why they have no figure).
 std::string evidence_text(const Section& s) {
   std::string out;
   if (!s.unstable.empty()) out += "\nunstable cells (!):\n";
   for (const auto& line : s.unstable) out += "  " + line + "\n";
   if (!s.gil_unknown.empty()) out += "\nGIL wait unknown (?):\n";
   for (const auto& line : s.gil_unknown) out += "  " + line + "\n";
-  if (!s.precision_notes.empty()) out += "\nshort of the precision target:\n";
-  for (const auto& line : s.precision_notes) out += "  " + line + "\n";
+  std::string short_of;
+  for (const auto& line : s.precision_notes)
+    if (!failed_throughout(s, line)) short_of += "  " + line + "\n";
+  if (!short_of.empty()) out += "\nshort of the precision target:\n" + short_of;
   return out;
 }
 
@@ -73,6 +86,18 @@ std::string blocks_text(const std::vector<Table>& blocks, std::size_t width) {
 std::string wide_table_text(const Table& table, std::size_t width) {
   constexpr std::size_t kKeyColumn = 36;
   return blocks_text(column_blocks(table, width, kKeyColumn), width);
+}
+
+// The expectations that did not hold; not "status ok" of a cell listed as failed (it says why, once).
+std::string expectations_text(const Section& s) {
+  std::string out;
+  for (const auto& f : s.failures) {
+    const bool said = starts_with(f.failure, "status ok:") &&
+                      std::any_of(s.failed_cells.failed.begin(), s.failed_cells.failed.end(),
+                                  [&](const FailedCell& c) { return c.case_name == f.case_name && c.build == f.build; });
+    if (!said) out += fmt::format("  ✗ {} @ {} ({} of {} runs): {}\n", f.case_name, f.build, f.failed_runs, f.runs, f.failure);
+  }
+  return out.empty() ? out : "\nexpectations not met:\n" + out;
 }
 
 std::string section_text(const Section& s, const TextOptions& o) {
@@ -100,11 +125,7 @@ std::string section_text(const Section& s, const TextOptions& o) {
     out += "\nmetrics (the scripts' own figures: median of the ok runs ± MAD)\n" + render_text_table(s.metrics_table, o.width);
     for (const auto& source : s.metric_sources) out += "  " + source + "\n";
   }
-  if (!s.failures.empty()) {
-    out += "\nexpectations not met:\n";
-    for (const auto& f : s.failures)
-      out += fmt::format("  ✗ {} @ {} ({} of {} runs): {}\n", f.case_name, f.build, f.failed_runs, f.runs, f.failure);
-  }
+  out += expectations_text(s);
   if (!s.skip_groups.empty()) {
     out += "\nskipped:\n";
     for (const auto& g : s.skip_groups)
@@ -114,14 +135,14 @@ std::string section_text(const Section& s, const TextOptions& o) {
     out += "\nthe article reported:\n";
     for (const auto& row : s.article_table.rows) out += "  " + row[0] + ": " + row[1] + "\n";
   }
-  if (!s.sources.empty()) out += "\nresults: " + join(s.sources, ", ") + "\n";
+  if (!s.sources.empty()) out += "\n" + (kUnwrappedLine + ("results: " + join(s.sources, ", "))) + "\n";
 
   if (s.multi_host()) {
     out += "machines:\n";
     for (const auto& m : s.machines)
       out += "  " + host_label(m) + ": " + machine_summary(m) + " — " + join(s.builds_on(m.hostname), ", ") + "\n";
   }
-  if (s.compares_builds()) {
+  if (s.compares_builds() && !s.vs_baseline.empty()) {  // no table of "-" where no cell has a ratio
     out += "\n" + wide_table_text(s.vs_baseline_table, o.width);
     const bool by_metric = std::any_of(s.notes.begin(), s.notes.end(), [](const std::string& n) { return starts_with(n, "compared: "); });
     out += "vs " + s.baseline_python + (by_metric ? ": the compared figure (note below) / that of the " : ": wall / wall of the ") +
@@ -132,6 +153,7 @@ std::string section_text(const Section& s, const TextOptions& o) {
   out += evidence_text(s);
   // The answer last, nearest the prompt: the views, then what the threads' time says.
   if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + wide_table_text(s.headlines_table, o.width);
+  out += states_block_text(s.summary, o.width == 0 ? 0 : std::min(o.width, kTerminalWidth), o.results_file);
   if (!s.readings.empty()) out += readings_text(s.readings, o);
   return out;
 }
@@ -140,7 +162,11 @@ std::string section_text(const Section& s, const TextOptions& o) {
 std::string fitted_lines(const std::string& text, std::size_t width) {
   if (width == 0 || text.empty()) return text;
   std::string out;
-  for (const auto& line : split(text, '\n')) {
+  for (auto line : split(text, '\n')) {
+    if (!line.empty() && line.front() == kUnwrappedLine) {  // a traceback line, a path: as it is
+      out += line.substr(1) + "\n";
+      continue;
+    }
     if (display_width(line) <= width) {
       out += line + "\n";
       continue;
@@ -158,6 +184,8 @@ std::string render_text(const ReportModel& model, const TextOptions& options) {
   std::string out;
   for (std::size_t n = 0; n < model.sections.size(); ++n)
     out += (n ? "\n" : "") + fitted_lines(section_text(model.sections[n], options), options.width);
+  // At any width (0 too), no mark is left for a reader: fitted_lines takes them off where it wraps.
+  out.erase(std::remove(out.begin(), out.end(), kUnwrappedLine), out.end());
   return out;
 }
 

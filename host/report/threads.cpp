@@ -31,11 +31,14 @@ int python_thread_count(const ThreadStates& states) {
 
 namespace {
 
-// The runs a cell's thread figures come from: measured, ok, with thread states in which something lived.
-std::vector<const RunRecord*> runs_with_threads(const std::vector<RunRecord>& runs) {
+// The runs a cell's thread figures come from: measured, ok, with thread states in which something lived
+// (`failed`: the measured runs that failed instead).
+std::vector<const RunRecord*> runs_with_threads(const std::vector<RunRecord>& runs, bool failed = false) {
   std::vector<const RunRecord*> out;
-  for (const auto& r : runs)
-    if (r.measured_ok() && r.thread_states && r.thread_states->python_totals.lived_ns() > 0) out.push_back(&r);
+  for (const auto& r : runs) {
+    const bool chosen = failed ? !r.warmup && !r.is_ok() : r.measured_ok();
+    if (chosen && r.thread_states && r.thread_states->python_totals.lived_ns() > 0) out.push_back(&r);
+  }
   return out;
 }
 
@@ -74,11 +77,8 @@ class WaiterFigures {
   std::vector<ThreadTimes> times_;
 };
 
-}  // namespace
-
-std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
-  const std::vector<const RunRecord*> with = runs_with_threads(runs);
-  if (with.empty()) return std::nullopt;
+// The shares of the runs `with` (not empty).
+ThreadShares shares_of(const std::vector<const RunRecord*>& with) {
   ThreadShares out;
   out.runs = static_cast<int>(with.size());
   out.no_gil = true;
@@ -115,6 +115,25 @@ std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
     out.lock_waiters_gil_share = lock_waiters.share(ThreadState::gil);
   }
   return out;
+}
+
+}  // namespace
+
+std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs) {
+  const std::vector<const RunRecord*> with = runs_with_threads(runs);
+  if (with.empty()) return std::nullopt;
+  return shares_of(with);
+}
+
+std::optional<ThreadShares> failed_thread_shares(const std::vector<RunRecord>& runs) {
+  const std::vector<const RunRecord*> with = runs_with_threads(runs, true);
+  if (with.empty()) return std::nullopt;
+  return shares_of(with);
+}
+
+const RunRecord* median_failed_thread_run(const std::vector<RunRecord>& runs) {
+  const std::vector<const RunRecord*> with = runs_with_threads(runs, true);
+  return with.empty() ? nullptr : with[(with.size() - 1) / 2];
 }
 
 std::optional<double> median_gil_wait(const std::vector<RunRecord>& runs) {

@@ -53,6 +53,12 @@ struct ThreadShares {
 // nullopt where no measured ok run has thread states (or none lived any time).
 std::optional<ThreadShares> thread_shares(const std::vector<RunRecord>& runs);
 
+// The same shares over the cell's measured runs that failed (a timeout, an error, a crash) and have thread
+// states: where a case's threads were when it failed ("all threads blocked on a lock"). nullopt where none.
+std::optional<ThreadShares> failed_thread_shares(const std::vector<RunRecord>& runs);
+// The middle of those failed runs (in round order), or nullptr: the one whose threads a reading names.
+const RunRecord* median_failed_thread_run(const std::vector<RunRecord>& runs);
+
 // The GIL wait share of runs (one cell's): thread_shares' gil_wait, nullopt where it has none.
 std::optional<double> median_gil_wait(const std::vector<RunRecord>& runs);
 

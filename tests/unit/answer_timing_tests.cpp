@@ -76,6 +76,7 @@ TEST_CASE("a failed run's cause: the exception, a timeout with its time, a signa
 
 TEST_CASE("failed cells count their measured runs and keep the traceback's last lines", "[unit][answer-timing]") {
   RunRecord bad = run("a", 0.1, RunStatus::error);
+  bad.wall_ns = 90000000;  // raised in the case: it ran (an error with no wall time never started)
   bad.error = RunError{"KeyError", "", "'k'"};
   bad.stderr_text = "Traceback (most recent call last):\n  1\n  2\n  3\n  4\n  5\n\n  6\nKeyError: 'k'\n";
   bad.stderr_file = "r.jsonl.stderr/a@3.12.1-1.txt";
