@@ -424,8 +424,8 @@ std::string summary_html(const Section& s) {
   if (!charts.empty()) out += "<div class=\"charts answer\">\n" + charts + "</div>\n";
   out += readings_html(s);
   if (!s.summary.cases.empty())
-    out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median case time (host clock, the call alone) ± MAD, the case's result, ✓/✗ expectations" +
-           std::string(s.baseline_of.empty() ? "" : "; vs " + e(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat") +
+    out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median case time (host clock, the call alone), its interval (95 %; the range below 6 runs), n=runs, ! unstable, the case's result, ✓/✗ expectations" +
+           std::string(s.baseline_of.empty() ? "" : "; vs " + e(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat (Hodges-Lehmann, its interval)") +
            ".</p>\n" + grid_html(s) + failures_html(s.failed_cells);
   return "<div class=\"summary\">\n" + out + render_expectations(s, markup) + "</div>\n";
 }

@@ -101,10 +101,10 @@ std::string section_md(const Section& s) {
     if (!flags.empty()) out += "<details><summary>configure flags</summary>\n\n" + flags + "\n</details>\n\n";
   }
   if (!sum.cases.empty())
-    out += "### Results\n\nEach cell: median case time (host clock, the call alone) ± MAD, the case's result, ✓/✗ expectations.\n\n" + grid_md(s.grid) + "\n" + failures_markdown(s.failed_cells);
+    out += "### Results\n\nEach cell: median case time (host clock, the call alone), its interval (95 %; the range below 6 runs), n=runs, ! unstable, the case's result, ✓/✗ expectations.\n\n" + grid_md(s.grid) + "\n" + failures_markdown(s.failed_cells);
   if (s.compares_builds())
     out += "### vs " + esc(s.baseline_python) + "\n\nWall time / wall time of the " + esc(s.baseline_python) +
-           " build on the same machine, same case, paired by repeat (median ± MAD).\n\n" + markdown_table(s.vs_baseline_table) + "\n";
+           " build on the same machine, same case, paired by repeat (Hodges-Lehmann, its interval).\n\n" + markdown_table(s.vs_baseline_table) + "\n";
   const MarkdownMarkup markup{};
   return out + render_views(s, markup) + render_findings(s, markup);
 }

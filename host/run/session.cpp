@@ -330,8 +330,8 @@ int cmd_run(const RunOptions& ro, const CommonOptions& co) {
     });
   }
   if (!ro.dry_run)
-    for (const auto& warning : quiet_machine_warnings(read_system_state()))
-      std::cerr << "gilhost: warning: " << warning << "\n";
+    for (const auto& warning : quiet_machine_warnings(read_system_state()))  // wrapped at spaces on a terminal
+      std::cerr << wrap_text("gilhost: warning: " + warning, ::isatty(STDERR_FILENO) ? output_width(80) : 0) << "\n";
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_terminate);
   std::signal(SIGHUP, on_terminate);

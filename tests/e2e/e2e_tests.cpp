@@ -345,7 +345,9 @@ namespace {
 std::vector<fs::path> bootstrap_files(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path());
+  // The GIL offset cache (gil-*.offset) shares the folder: it is not the bootstrap's.
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() != ".offset") out.push_back(e.path());
   return out;
 }
 }  // namespace
