@@ -253,11 +253,7 @@ ProcessGils gils_of_process(const ThreadObservations::Process& process, const Pr
   return {false, {}};
 }
 
-std::string seconds(std::int64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", static_cast<double>(ns) / 1e9);
-  return buf;
-}
+std::string seconds(std::int64_t ns) { return format_seconds(static_cast<double>(ns) / 1e9); }
 
 // Why the threads seen account for less than the kernel's count: each reason in plain words.
 std::vector<std::string> coverage_reasons(const ThreadObservations& obs, const ThreadStates& out, std::int64_t kernel,
@@ -280,7 +276,8 @@ std::vector<std::string> coverage_reasons(const ThreadObservations& obs, const T
   const std::int64_t missed = kernel - seen - unlocated;
   if (out.coverage && *out.coverage < ThreadStates::kMinCoverage && missed > 0)
     why.push_back(seconds(missed) + " of the tree's " + seconds(kernel) + " of CPU ran in threads that lived between two readings (" +
-                  group_thousands(static_cast<long>(obs.threads.size())) + " threads seen)");
+                  group_thousands(static_cast<long>(obs.threads.size())) +
+                  (obs.threads.size() == 1 ? " thread seen)" : " threads seen)"));
   return why;
 }
 

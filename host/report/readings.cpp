@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "report/failures.hpp"
+#include "report/fit.hpp"
 #include "util/strings.hpp"
 
 namespace gilhost {
@@ -58,8 +59,10 @@ std::string ending_words(const RunRecord& run) {
   return "";
 }
 
+// A thread's name as a reading says it: a script may name a thread anything, so at most 40 columns.
 std::string thread_label(const ThreadRecord& t) {
-  return (t.name.empty() ? "thread " + std::to_string(t.tid) : t.name) + (t.main ? " (main)" : "");
+  const std::string name = t.name.empty() ? "thread " + std::to_string(t.tid) : truncate_display(t.name, 40);
+  return name + (t.main ? " (main)" : "");
 }
 
 struct BlockedThread {
