@@ -670,6 +670,7 @@ class Loader {
     for (auto&& item : *arr) {
       const toml::table& t = *item.as_table();
       check_keys(t, {"title", "kind", "a", "b", "key", "unit", "article"}, "[[view]]");
+      if (names_replaced_case(t, ex)) continue;  // --param n=1000 on a sweep: a view of n=100 has nothing to show
       ViewSpec v;
       v.title = get_string(t, "title").value_or("");
       if (t.get("title")) v.title = filled(v.title, params_used(ex), t.get("title")->source(), "title");
@@ -691,6 +692,19 @@ class Loader {
       if (v.title.empty()) v.title = v.kind == ViewKind::ratio ? v.a + " / " + v.b : v.kind == ViewKind::gil_wait ? v.a + " GIL wait" : v.a + " " + v.key;
       ex.views.push_back(std::move(v));
     }
+  }
+
+  // Whether a view names a case that a --param replacing its sweep took away (`a` or `b` a swept name
+  // that is no case now): such a view is left out, not an error.
+  bool names_replaced_case(const toml::table& t, const Experiment& ex) {
+    if (overrides_.empty()) return false;
+    for (const char* key : {"a", "b"}) {
+      const auto name = get_string(t, key);
+      if (!name || name->find('[') == std::string::npos) continue;
+      const bool exists = std::any_of(ex.cases.begin(), ex.cases.end(), [&](const Case& c) { return c.name == *name; });
+      if (!exists) return true;
+    }
+    return false;
   }
 
   // A case a view names, as its expanded name.

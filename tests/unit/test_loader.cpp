@@ -574,6 +574,15 @@ params = { n = 20 }
   CHECK(names(ex) == std::vector<std::string>{"threads[workers=9]", "plain"});
   CHECK(find(ex, "threads[workers=9]").params["workers"] == 9);
   CHECK(find(ex, "threads[workers=9]").sweep_values["workers"] == 9);
+  // A view of a swept case that the --param took away is left out (io_bound's views of n=100 under
+  // --param n=1000 were errors); one of a case that still exists stays.
+  const std::string viewed = text +
+                             "[[view]]\nkind = \"ratio\"\na = \"threads[workers=2]\"\nb = \"plain\"\n"
+                             "[[view]]\nkind = \"ratio\"\na = \"threads[workers=9]\"\nb = \"plain\"\n";
+  const Experiment kept = gilhost::load_experiment_text(viewed, sb.toml_path, o);
+  REQUIRE(kept.views.size() == 1);
+  CHECK(kept.views[0].a == "threads[workers=9]");
+  CHECK_THROWS_AS(gilhost::load_experiment_text(viewed, sb.toml_path, gilhost::LoadOptions()), gilhost::ConfigErrors);
   o.params = {{"n", 7}};  // a key the sweep does not name: it still sweeps
   CHECK(names(gilhost::load_experiment_text(text, sb.toml_path, o)) ==
         std::vector<std::string>{"threads[workers=1]", "threads[workers=2]", "plain"});
