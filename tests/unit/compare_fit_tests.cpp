@@ -18,6 +18,7 @@
 #include "results/results_file.hpp"
 #include "run/progress.hpp"
 #include "util/strings.hpp"
+#include "report_test_util.hpp"
 
 using namespace gilhost;
 using Catch::Matchers::Contains;
@@ -40,15 +41,7 @@ MetaRecord fit_meta(std::int64_t started, const std::string& experiment_path = "
 }
 
 RunRecord fit_run(const std::string& case_name, const std::string& build, double wall_ms, int repeat) {
-  RunRecord r;
-  r.experiment = "exp";
-  r.case_name = case_name;
-  r.interpreter = build;
-  r.python = build;
-  r.repeat = repeat;
-  r.round = repeat;
-  r.wall_ns = static_cast<std::int64_t>(wall_ms * 1e6);
-  return r;
+  return report_test::run_record("exp", case_name, build, wall_ms, repeat);
 }
 
 // One session: two long-named cases on two builds, five runs a cell, B `factor` times A's time.

@@ -17,6 +17,7 @@
 
 using namespace gilhost;
 using report_test::count;
+using report_test::states_of;
 using S = ThreadState;
 
 namespace {
@@ -41,14 +42,6 @@ ThreadRecord thread_in(std::int64_t tid, const std::string& name, std::initializ
   return t;
 }
 
-ThreadStates states_of(std::vector<ThreadRecord> threads, const std::string& gil = "located") {
-  ThreadStates s;
-  s.interval_ms = 10;
-  s.gil = gil;
-  s.threads = std::move(threads);
-  for (const auto& t : s.threads) s.python_totals += t.times;
-  return s;
-}
 
 // The script: a CPU spinner, a sleeper, a lock waiter and a socket reader, joined by the main thread.
 ThreadStates four_threads(const std::string& gil = "located") {

@@ -7,6 +7,7 @@
 
 #include "report/merge.hpp"
 #include "results/record.hpp"
+#include "results/thread_states.hpp"
 #include "report/model.hpp"
 
 namespace report_test {
@@ -39,6 +40,18 @@ inline gilhost::RunRecord run_record(const std::string& experiment, const std::s
   r.wall_ns = static_cast<std::int64_t>(wall_ms * 1e6);
   r.cpu_per_wall = 1;
   return r;
+}
+
+// Thread states of `threads`, their GIL `gil` ("located", "none", ...), read every 10 ms; the Python
+// threads' totals summed.
+inline gilhost::ThreadStates states_of(std::vector<gilhost::ThreadRecord> threads, const std::string& gil = "located") {
+  gilhost::ThreadStates s;
+  s.interval_ms = 10;
+  s.gil = gil;
+  s.threads = std::move(threads);
+  for (const auto& t : s.threads)
+    if (t.python) s.python_totals += t.times;
+  return s;
 }
 
 inline std::size_t count(const std::string& haystack, const std::string& needle) {

@@ -25,6 +25,7 @@
 using namespace gilhost;
 using nlohmann::json;
 using Catch::Matchers::Contains;
+using report_test::states_of;
 
 namespace {
 
@@ -50,15 +51,6 @@ ThreadRecord thread_of(std::int64_t tid, const std::string& name, const Segments
   return t;
 }
 
-ThreadStates states_of(std::vector<ThreadRecord> threads, const std::string& gil = "located") {
-  ThreadStates s;
-  s.interval_ms = 10;
-  s.gil = gil;
-  s.threads = std::move(threads);
-  for (const auto& t : s.threads)
-    if (t.python) s.python_totals += t.times;
-  return s;
-}
 
 // Python threads of which `gil_ms` of every 100 ms are GIL waits, the rest on a CPU.
 ThreadStates gil_bound(std::int64_t gil_ms, int threads = 2, const std::string& gil = "located") {
