@@ -191,8 +191,12 @@ class LineLoader {
     }
     if (auto* run = std::get_if<RunRecord>(&out_.lines.back())) {
       check_figures(*run, where, out_.impossible);
-      run->origin.read_from = out_.path;
-      run->origin.offset = offset;
+      // Where to read it again, whole: only for a run read without its timelines (a text read from
+      // memory, as the fuzzer does, has no file to go back to, and needs none).
+      if (!options_.timelines) {
+        run->origin.read_from = out_.path;
+        run->origin.offset = offset;
+      }
       // Each timeline keeps only its lock waits (report/threads counts them to tell a lock convoy).
       if (!options_.timelines && run->thread_states)
         for (auto& t : run->thread_states->threads) {
