@@ -21,6 +21,7 @@
 
 namespace fs = std::filesystem;
 using e2e::json_lines;
+using e2e::has;
 using e2e::Sandbox;
 using e2e::write_text;
 using e2e::read_text;
@@ -28,7 +29,6 @@ using nlohmann::json;
 
 namespace {
 
-bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 // An experiment of `work.py` whose one case calls `call`.
 void experiment(const Sandbox& sb, const std::string& script, const std::string& call) {

@@ -13,13 +13,13 @@
 #include "util/strings.hpp"
 
 namespace fs = std::filesystem;
+using e2e::has;
 using e2e::Sandbox;
 using e2e::write_text;
 using nlohmann::json;
 
 namespace {
 
-bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 // Two usable GIL builds of different minors ("" when the machine has fewer).
 std::vector<std::string> two_builds() {

@@ -13,13 +13,13 @@
 
 namespace fs = std::filesystem;
 using e2e::json_lines;
+using e2e::has;
 using e2e::Sandbox;
 using e2e::write_text;
 using nlohmann::json;
 
 namespace {
 
-bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 // The labels of the usable builds gilhost finds.
 std::vector<std::string> usable_labels() {

@@ -86,4 +86,7 @@ inline std::vector<nlohmann::json> json_lines(const std::filesystem::path& file)
   return out;
 }
 
+// Whether `text` holds `needle` (an output line, a message).
+inline bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
 }  // namespace e2e

@@ -15,13 +15,13 @@
 #include "sandbox.hpp"
 
 namespace fs = std::filesystem;
+using e2e::has;
 using e2e::Sandbox;
 using e2e::write_text;
 using nlohmann::json;
 
 namespace {
 
-bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 std::size_t count(const std::string& text, const std::string& needle) {
   std::size_t n = 0;
