@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <optional>
-#include <stdexcept>
 
 #include "report/charts.hpp"
 #include "measure/thread_states.hpp"
@@ -248,15 +247,6 @@ std::string thread_shares_svg(const Section& s, const std::string& case_name) {
   return shares_svg(rows, "where the Python threads' time went, per build: " + case_name);
 }
 
-namespace {
-// A run read again by its offset is the one read before: the same case, build, round and identity.
-bool same_run(const RunRecord& again, const RunRecord& before) {
-  return again.case_name == before.case_name && again.interpreter == before.interpreter &&
-         again.round == before.round && again.origin.session_id == before.origin.session_id &&
-         again.origin.index == before.origin.index && again.wall_ns == before.wall_ns;
-}
-}  // namespace
-
 std::string thread_charts_html(const Section& s, const std::string& case_name) {
   std::vector<std::pair<std::string, const RunRecord*>> runs;
   for (const auto& i : s.summary.interpreters)
@@ -269,10 +259,7 @@ std::string thread_charts_html(const Section& s, const std::string& case_name) {
   for (const auto& [build, run] : runs) {
     // Read again from its file, one run at a time: an HTML report's model was read without timelines.
     const bool again = run->origin.offset >= 0 && !run->origin.read_from.empty();
-    const RunRecord drawn = again ? read_run_at(run->origin.read_from, run->origin.offset) : RunRecord{};
-    if (again && !same_run(drawn, *run))  // the file was changed under the report: never draw another run
-      throw std::runtime_error(run->origin.read_from + " at byte " + std::to_string(run->origin.offset) +
-                               ": no longer the run record read before (was the file changed?)");
+    const RunRecord drawn = again ? read_run_again(*run) : RunRecord{};
     out += "<figure class=\"lanes\"><figcaption>" + e(build) + " <span class=\"muted\">" + e(lanes_caption(*run)) + "</span></figcaption>\n" +
            thread_lanes_svg(again ? drawn : *run) + "</figure>\n";
   }

@@ -95,7 +95,7 @@ void write_chrome_trace(const ReportModel& model, const std::function<void(std::
       if (!run.thread_states) continue;
       // The model's copy is the light one (no timelines) where the run can be read again by its offset.
       if (run.origin.offset >= 0 && !run.origin.read_from.empty()) {
-        const RunRecord full = read_run_at(run.origin.read_from, run.origin.offset);
+        const RunRecord full = read_run_again(run);
         if (full.thread_states) run_events(run, *full.thread_states, ++pid, emit);
       } else {
         run_events(run, *run.thread_states, ++pid, emit);

@@ -313,4 +313,15 @@ std::string default_results_path(const std::string& name) {
   return path;
 }
 
+RunRecord read_run_again(const RunRecord& light) {
+  RunRecord full = read_run_at(light.origin.read_from, light.origin.offset);
+  const bool same = full.case_name == light.case_name && full.interpreter == light.interpreter &&
+                    full.round == light.round && full.origin.session_id == light.origin.session_id &&
+                    full.origin.index == light.origin.index && full.wall_ns == light.wall_ns;
+  if (!same)
+    throw std::runtime_error(light.origin.read_from + " at byte " + std::to_string(light.origin.offset) +
+                             ": no longer the run record read before (was the file changed?)");
+  return full;
+}
+
 }  // namespace gilhost

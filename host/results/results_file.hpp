@@ -80,6 +80,9 @@ LoadedResults load_results_text(const std::string& text, const std::string& path
 // The run record whose line starts at byte `offset` of `path` (an offset load_results_ordered gave),
 // its figures checked as on the first read. Throws as load_results_ordered.
 RunRecord read_run_at(const std::string& path, std::int64_t offset);
+// `light` (read without its timelines) read again, whole, from where it was read; throws
+// std::runtime_error when the line there is no longer that run (the file changed under the reader).
+RunRecord read_run_again(const RunRecord& light);
 // Calls on_line(line, offset) for each line of the file (without its newline), reading 1 MiB at a time.
 void for_each_line(const std::string& path, const std::function<void(std::string_view, std::int64_t)>& on_line);
 
