@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "util/paths.hpp"
 #include "util/clock.hpp"
 #include "util/fd.hpp"
 
@@ -226,12 +227,6 @@ std::string read_line(const std::string& path) {
   return line;
 }
 
-std::string exe_of(pid_t pid) {
-  char target[4096];
-  const std::string path = "/proc/" + std::to_string(pid) + "/exe";
-  const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
-  return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "";
-}
 
 }  // namespace
 
@@ -395,7 +390,7 @@ void ExactRecorder::Impl::note_comm(const unsigned char* rec, std::size_t size, 
   trace.names[tid] = name;
   if (!exec) return;
   // A new program: a Python process if it is the root's program again or is named python*.
-  const std::string exe = exe_of(pid);
+  const std::string exe = proc_exe(pid);
   ThreadObservations::Process& p = trace.processes[pid];
   p.root_program = !exe.empty() && exe == root_exe;
   const std::string base = exe.empty() ? name : exe.substr(exe.rfind('/') + 1);
@@ -450,7 +445,7 @@ std::unique_ptr<ExactRecorder> ExactRecorder::start(pid_t root, std::int64_t sta
   if (!read_tracepoints(impl->tps, why_not)) return nullptr;
   keep_tracepoints_hooked(impl->tps);
   impl->start_ns = start_ns;
-  impl->root_exe = exe_of(root);
+  impl->root_exe = proc_exe(root);
   impl->trace.root = root;
   impl->trace.interval_ms = interval_ms;
   impl->trace.processes[root] = {true, true};

@@ -15,13 +15,6 @@ namespace {
 
 constexpr int kMaxThreadsKept = 64;
 
-bool blocked(const ThreadReading& r) {
-  return r.syscall.kind == SyscallReading::Kind::in_syscall || r.syscall.kind == SyscallReading::Kind::outside_syscall;
-}
-
-// Whether a thread's counters did not move between two readings.
-bool still(const ThreadReading& a, const ThreadReading& b) { return a.cpu_ns == b.cpu_ns && a.delay_ns == b.delay_ns; }
-
 // The time between two readings (or, for the first, the thread's life before it).
 struct Interval {
   std::int64_t start_ns = 0, end_ns = 0;
@@ -49,13 +42,13 @@ class ThreadAccount {
     } else {
       interval(*prev_, r);
     }
-    if (blocked(r)) {
+    if (reading_blocked(r)) {
       sticky_ = classify_wait(r.syscall, gils_);
       name_unseen(*sticky_);
       // A thread seen blocked has up-to-date counters, unless they have not moved since the reading
       // before: then the sampler took the wait as the same (measure/thread_states), and the thread may
       // have been woken and queued since, its wait for a core not yet counted.
-      if (!prev_ || !still(*prev_, r)) correctable_from_ = intervals_.size();
+      if (!prev_ || !counters_still(*prev_, r)) correctable_from_ = intervals_.size();
     }
     prev_ = &r;
   }
@@ -85,17 +78,17 @@ class ThreadAccount {
     iv.times[ThreadState::runqueue] = std::max<std::int64_t>(0, b.delay_ns - a.delay_ns);
     give_back(iv, iv.times[ThreadState::cpu] + iv.times[ThreadState::runqueue] - dt);
     const std::int64_t off = std::max<std::int64_t>(0, dt - iv.times[ThreadState::cpu] - iv.times[ThreadState::runqueue]);
-    if (blocked(a)) iv.lead = classify_wait(a.syscall, gils_);
-    if (blocked(b)) iv.tail = classify_wait(b.syscall, gils_);
+    if (reading_blocked(a)) iv.lead = classify_wait(a.syscall, gils_);
+    if (reading_blocked(b)) iv.tail = classify_wait(b.syscall, gils_);
     // Runnable at both readings and not on a CPU in between: it was queued for a core all along.
-    const bool queued = !blocked(a) && !blocked(b) && still(a, b);
+    const bool queued = !reading_blocked(a) && !reading_blocked(b) && counters_still(a, b);
     if (!iv.lead && !iv.tail && !sticky_ && !queued && off > 0) unseen_.push_back(intervals_.size());
     const ThreadState fallback = queued ? ThreadState::runqueue : sticky_.value_or(ThreadState::other);
     const ThreadState first = iv.lead.value_or(iv.tail.value_or(fallback));
     const ThreadState second = iv.tail.value_or(first);
     iv.times[first] += off - off / 2;
     iv.times[second] += off / 2;
-    if (!blocked(b) || still(a, b)) {
+    if (!reading_blocked(b) || counters_still(a, b)) {
       iv.provisional[first] += off - off / 2;
       iv.provisional[second] += off / 2;
     }

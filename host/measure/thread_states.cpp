@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/paths.hpp"
 #include "util/clock.hpp"
 
 namespace gilhost {
@@ -138,32 +139,19 @@ std::string read_comm(pid_t pid, pid_t tid) {
   return name;
 }
 
-std::string exe_of(pid_t pid) {
-  char path[64], target[4096];
-  std::snprintf(path, sizeof path, "/proc/%d/exe", static_cast<int>(pid));
-  const ssize_t n = ::readlink(path, target, sizeof target - 1);
-  return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "";
-}
 
 }  // namespace
 
 // ---- sampling ----
 
 namespace {
-bool blocked(const ThreadReading& r) {
-  return r.syscall.kind == SyscallReading::Kind::in_syscall || r.syscall.kind == SyscallReading::Kind::outside_syscall;
-}
-}  // namespace
-
-namespace {
 bool same_call(const SyscallReading& a, const SyscallReading& b) {
   return a.kind == b.kind && a.number == b.number && a.arg0 == b.arg0 && a.arg1 == b.arg1;
 }
-bool still(const ThreadReading& a, const ThreadReading& b) { return a.cpu_ns == b.cpu_ns && a.delay_ns == b.delay_ns; }
 }  // namespace
 
 bool redundant_reading(const ThreadReading& a, const ThreadReading& b, const ThreadReading& c) {
-  return blocked(b) && same_call(a.syscall, b.syscall) && same_call(b.syscall, c.syscall) && still(a, b) && still(b, c);
+  return reading_blocked(b) && same_call(a.syscall, b.syscall) && same_call(b.syscall, c.syscall) && counters_still(a, b) && counters_still(b, c);
 }
 
 void compact_readings(std::vector<ThreadReading>& r, std::size_t target) {
@@ -240,7 +228,7 @@ void ThreadStateSampler::note_process(pid_t pid, bool rescan) {
     note_objects(pid, found->second);
   }
   if (found != obs_.processes.end() && !(rescan && pid != root_ && found->second.root_program)) return;
-  const std::string exe = exe_of(pid);
+  const std::string exe = proc_exe(pid);
   if (pid == root_) root_exe_ = exe;
   ThreadObservations::Process& p = obs_.processes[pid];
   if (found != obs_.processes.end() && exe == p.exe) return;
@@ -385,7 +373,7 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   // thread that has not run since its last reading found it blocked (it is blocked there still), nor for
   // one that was on a CPU or queued for one nearly all the time since (it is running).
   const ThreadReading* last = t.data.readings.empty() ? nullptr : &t.data.readings.back();
-  if (last && blocked(*last) && last->cpu_ns == r.cpu_ns && last->delay_ns == r.delay_ns) {
+  if (last && reading_blocked(*last) && counters_still(*last, r)) {
     r.syscall = last->syscall;
   } else if (last && 10 * ((r.cpu_ns - last->cpu_ns) + (r.delay_ns - last->delay_ns)) >= 9 * (r.t_ns - last->t_ns)) {
     r.syscall.kind = SyscallReading::Kind::running;

@@ -52,6 +52,13 @@ struct ThreadReading {
   SyscallReading syscall;
 };
 
+// Whether the thread was off a CPU when read (blocked in a system call, or outside one).
+inline bool reading_blocked(const ThreadReading& r) {
+  return r.syscall.kind == SyscallReading::Kind::in_syscall || r.syscall.kind == SyscallReading::Kind::outside_syscall;
+}
+// Whether a thread's counters did not move between two readings.
+inline bool counters_still(const ThreadReading& a, const ThreadReading& b) { return a.cpu_ns == b.cpu_ns && a.delay_ns == b.delay_ns; }
+
 // Whether `b`, between `a` and `c`, says nothing the two do not: all three see the thread blocked in the
 // same call with the same arguments and its counters still (it did not run in between). Dropping it
 // changes neither the totals nor the timeline classify_threads makes of them.

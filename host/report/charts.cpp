@@ -14,12 +14,9 @@ namespace gilhost {
 
 namespace {
 
-std::string e(const std::string& s) { return html_escape(s); }
-std::string num(double v) { return fmt::format("{:.1f}", v); }
-
 std::string svg_open(const std::string& css, int width, int height, const std::string& label) {
   return fmt::format("<svg class=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-                     css, width, height, width, height, e(label));
+                     css, width, height, width, height, html_escape(label));
 }
 
 // One bar of a horizontal bar chart; a row with a group label starts a group (a case of the parallelism chart).
@@ -52,11 +49,11 @@ std::string hbar_svg(const std::string& css, const std::string& bar_css, const s
   const int bottom = top + rows_h;
   std::string out = svg_open(css, width, height, aria);
   for (double t : ticks) {
-    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", num(x(t)), top, bottom);
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n", num(x(t)), bottom + 16, t);
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", svg_number(x(t)), top, bottom);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n", svg_number(x(t)), bottom + 16, t);
   }
   out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", left, top, bottom);
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">{}</text>\n", width - 4, height - 2, e(axis));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">{}</text>\n", width - 4, height - 2, html_escape(axis));
   int y = top;
   for (const auto& b : bars) {
     if (!b.group.empty()) {
@@ -65,23 +62,23 @@ std::string hbar_svg(const std::string& css, const std::string& bar_css, const s
       y += group_h;
     }
     const double cy = y + row_h / 2.0;
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy),
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, svg_number(cy),
                        svg_label(b.build, 24));
     if (!b.value) {
-      out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">-</text>\n", left + 6, num(cy));
+      out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">-</text>\n", left + 6, svg_number(cy));
     } else {
       out += fmt::format("<g data-build=\"{}\"><title>{}</title><rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" rx=\"2\" fill=\"{}\"/>",
-                         e(b.build), e(b.tip), bar_css, left, num(cy - 6), num(std::max(1.0, x(*b.value) - left)),
+                         html_escape(b.build), html_escape(b.tip), bar_css, left, svg_number(cy - 6), svg_number(std::max(1.0, x(*b.value) - left)),
                          build_color(b.build));
-      out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", num(x(*b.value) + 6), num(cy),
-                         e(b.text));
+      out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", svg_number(x(*b.value) + 6), svg_number(cy),
+                         html_escape(b.text));
     }
     y += row_h;
   }
   for (const auto& m : markers) {
-    out += fmt::format("<line class=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" stroke-dasharray=\"4 3\"/>", m.css, num(x(m.value)), top - 4,
+    out += fmt::format("<line class=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" stroke-dasharray=\"4 3\"/>", m.css, svg_number(x(m.value)), top - 4,
                        bottom);
-    out += fmt::format("<text class=\"marker\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(x(m.value)), top - 7, e(m.label));
+    out += fmt::format("<text class=\"marker\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", svg_number(x(m.value)), top - 7, html_escape(m.label));
   }
   return out + "</svg>\n";
 }
@@ -94,7 +91,7 @@ std::string chart_label(const std::string& label, std::size_t max) {
 
 std::string svg_label(const std::string& label, std::size_t max) {
   const std::string shown = chart_label(label, max);
-  return e(shown) + (shown == label ? "" : "<title>" + e(label) + "</title>");
+  return html_escape(shown) + (shown == label ? "" : "<title>" + html_escape(label) + "</title>");
 }
 
 std::string headline_svg(const Section& s, const Headline& h) {
@@ -103,8 +100,8 @@ std::string headline_svg(const Section& s, const Headline& h) {
   std::vector<Marker> markers;
   if (h.spec.article) markers.push_back({*h.spec.article, "article " + h.article_text, "article"});
   // A run of other sizes: the marker would mislead; the caption says why there is none.
-  const std::string caveat = h.article_text == "not comparable" ? "<div class=\"muted\">" + e(s.article_caveat) + "</div>\n" : "";
-  return "<figure class=\"view\"><figcaption>" + e(h.spec.title) + "</figcaption>\n" + caveat +
+  const std::string caveat = h.article_text == "not comparable" ? "<div class=\"muted\">" + html_escape(s.article_caveat) + "</div>\n" : "";
+  return "<figure class=\"view\"><figcaption>" + html_escape(h.spec.title) + "</figcaption>\n" + caveat +
          hbar_svg("view", "viewbar", h.spec.title + " per build", bars, markers, h.unit.empty() ? h.spec.key : h.unit) + "</figure>\n";
 }
 
@@ -146,25 +143,25 @@ std::string scaling_svg(const Section& s, const Scaling& sc) {
   auto y = [&](double v) { return top + plot_h - plot_h * v / ymax; };
   std::string out = svg_open("scaling", width, height, "speedup against " + sc.key + ", " + sc.title());
   for (double t : ticks) {
-    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", left, num(left + plot_w), num(y(t)));
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{:g}x</text>\n", left - 5, num(y(t)), t);
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", left, svg_number(left + plot_w), svg_number(y(t)));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{:g}x</text>\n", left - 5, svg_number(y(t)), t);
   }
   for (auto n : sc.counts)
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", num(x(static_cast<double>(n))), top + plot_h + 15, n);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", svg_number(x(static_cast<double>(n))), top + plot_h + 15, n);
   out += fmt::format("\n<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", left, top, top + plot_h);
-  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, top + plot_h, num(left + plot_w));
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">{} (speedup over {}={})</text>\n", num(left + plot_w),
-                     top + plot_h + 31, e(sc.key), e(sc.key), sc.counts.front());
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, top + plot_h, svg_number(left + plot_w));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">{} (speedup over {}={})</text>\n", svg_number(left + plot_w),
+                     top + plot_h + 31, html_escape(sc.key), html_escape(sc.key), sc.counts.front());
   // The ideal: linear up to the cores, flat after; the cores marked where they fall in the sweep.
   std::string ideal;
-  for (const auto& p : sc.lines.front().points) ideal += num(x(static_cast<double>(p.n))) + "," + num(y(p.ideal)) + " ";
+  for (const auto& p : sc.lines.front().points) ideal += svg_number(x(static_cast<double>(p.n))) + "," + svg_number(y(p.ideal)) + " ";
   out += "<polyline class=\"ideal\" fill=\"none\" stroke=\"#8c959f\" stroke-width=\"1.4\" stroke-dasharray=\"6 4\" points=\"" + ideal +
          "\"><title>ideal: speedup = min(N, cores)</title></polyline>\n";
   if (sc.cores > 0 && sc.cores >= sc.counts.front() && sc.cores <= sc.counts.back()) {
-    const std::string cx = num(x(sc.cores));
+    const std::string cx = svg_number(x(sc.cores));
     out += fmt::format("<line class=\"cores\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#cf222e\" stroke-dasharray=\"3 3\"/>", cx, top,
                        top + plot_h);
-    out += fmt::format("<text class=\"marker\" x=\"{}\" y=\"{}\" dominant-baseline=\"hanging\">{} cores</text>\n", num(x(sc.cores) + 4), top,
+    out += fmt::format("<text class=\"marker\" x=\"{}\" y=\"{}\" dominant-baseline=\"hanging\">{} cores</text>\n", svg_number(x(sc.cores) + 4), top,
                        sc.cores);
   }
   for (std::size_t k = 0; k < sc.lines.size(); ++k) {
@@ -173,15 +170,15 @@ std::string scaling_svg(const Section& s, const Scaling& sc) {
     std::string pts, dots;
     for (const auto& p : line.points) {
       if (!p.speedup.valid()) continue;
-      const std::string px = num(x(static_cast<double>(p.n))), py = num(y(p.speedup.value));
+      const std::string px = svg_number(x(static_cast<double>(p.n))), py = svg_number(y(p.speedup.value));
       pts += px + "," + py + " ";
       dots += fmt::format("<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{} @ {}: {}={} {:.2f}x{}</title></circle>", px, py,
-                          colour, e(sc.base_case), e(line.build), e(sc.key), p.n, p.speedup.value,
+                          colour, html_escape(sc.base_case), html_escape(line.build), html_escape(sc.key), p.n, p.speedup.value,
                           p.efficiency ? fmt::format(", efficiency {:.0f}%", *p.efficiency * 100) : "");
     }
     const BuildInfo* b = s.build(line.build);
     out += fmt::format("<g data-build=\"{}\"><polyline class=\"speedup\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>{}</g>\n",
-                       e(line.build), colour, b && b->free_threaded ? " stroke-dasharray=\"5 3\"" : "", pts, dots);
+                       html_escape(line.build), colour, b && b->free_threaded ? " stroke-dasharray=\"5 3\"" : "", pts, dots);
     const int ly = top + 8 + static_cast<int>(k) * 16;
     const int lx = left + static_cast<int>(plot_w) + 12;
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", lx,

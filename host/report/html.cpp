@@ -21,6 +21,8 @@ std::string html_escape(const std::string& s) {
   return replace_characters(escape_controls(s), {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
 }
 
+std::string svg_number(double v) { return fmt::format("{:.1f}", v); }
+
 std::vector<double> nice_ticks(double max, int target) {
   std::vector<double> ticks;
   if (!(max > 0) || !std::isfinite(max)) return {0, 1};
@@ -40,10 +42,6 @@ std::vector<double> nice_ticks(double max, int target) {
 }
 
 namespace {
-
-std::string e(const std::string& s) { return html_escape(s); }
-
-std::string num(double v) { return fmt::format("{:.1f}", v); }
 
 // Axis labels: one unit for the whole axis.
 struct Unit {
@@ -112,12 +110,12 @@ table.builds code { word-break: break-all; }
 
 std::string table_html(const Table& table, const std::string& cls) {
   std::string out = "<div class=\"scroll\"><table class=\"" + cls + "\"><thead><tr>";
-  for (const auto& c : table.columns) out += "<th>" + e(c.title) + "</th>";
+  for (const auto& c : table.columns) out += "<th>" + html_escape(c.title) + "</th>";
   out += "</tr></thead><tbody>\n";
   for (const auto& r : table.rows) {
     out += "<tr>";
     for (std::size_t i = 0; i < r.size(); ++i)
-      out += std::string(table.columns[i].align == Align::right ? "<td class=\"num\">" : "<td>") + e(r[i]) + "</td>";
+      out += std::string(table.columns[i].align == Align::right ? "<td class=\"num\">" : "<td>") + html_escape(r[i]) + "</td>";
     out += "</tr>\n";
   }
   return out + "</tbody></table></div>\n";
@@ -132,13 +130,13 @@ std::string builds_html(const Section& s) {
   for (std::size_t i = 0; i < s.builds.size(); ++i) {
     const BuildInfo& b = s.builds[i];
     out += "<tr><td><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" rx=\"2\" fill=\"" + build_color(b.label) +
-           "\"/></svg></td><td>" + e(b.label) + "</td><td>" + e(b.version) + "</td><td>" + (b.free_threaded ? "yes" : "no") +
-           "</td><td>" + e(b.mode) + "</td><td>" + e(b.compiler.empty() ? "-" : b.compiler) + "</td><td>" +
-           e(b.source.empty() ? "-" : b.source) + "</td><td>" + e(b.host) + "</td><td><code>" + e(b.executable) +
-           "</code></td><td><code>" + e(b.libpython.empty() ? "-" : b.libpython) + "</code></td><td>" +
+           "\"/></svg></td><td>" + html_escape(b.label) + "</td><td>" + html_escape(b.version) + "</td><td>" + (b.free_threaded ? "yes" : "no") +
+           "</td><td>" + html_escape(b.mode) + "</td><td>" + html_escape(b.compiler.empty() ? "-" : b.compiler) + "</td><td>" +
+           html_escape(b.source.empty() ? "-" : b.source) + "</td><td>" + html_escape(b.host) + "</td><td><code>" + html_escape(b.executable) +
+           "</code></td><td><code>" + html_escape(b.libpython.empty() ? "-" : b.libpython) + "</code></td><td>" +
            (b.build_flags.empty() ? std::string("-")
                                   : "<details><summary>" + std::to_string(b.build_flags.size()) + " chars</summary><code class=\"flags\">" +
-                                        e(b.build_flags) + "</code></details>") +
+                                        html_escape(b.build_flags) + "</code></details>") +
            "</td></tr>\n";
   }
   return out + "</tbody></table></div>\n";
@@ -152,18 +150,18 @@ std::string grid_cell_html(const Section& s, std::size_t c, std::size_t k) {
   const bool measured = cell.state == GridCell::State::measured;
   const std::string cls = !cell.expectations_ok ? "fail" : cell.statuses != "ok" ? "err" : "";
   std::string out = "<td" + (cls.empty() ? "" : " class=\"" + cls + "\"") + " title=\"" +
-                    e(grid.cases[c] + " @ " + grid.columns[k].label + ": " + cell.statuses) + "\">" +
+                    html_escape(grid.cases[c] + " @ " + grid.columns[k].label + ": " + cell.statuses) + "\">" +
                     // The time and the result each whole; the line may break between them where the page is narrow.
-                    (measured ? "<span class=\"nw\">" + e(cell.wall) + " ·</span> <span class=\"nw\">" + e(cell.result) + "</span>"
+                    (measured ? "<span class=\"nw\">" + html_escape(cell.wall) + " ·</span> <span class=\"nw\">" + html_escape(cell.result) + "</span>"
                               : "(warm-up only)") +
                     (cell.mark.empty() ? "" : " <span class=\"" + std::string(cell.expectations_ok ? "ok" : "bad") + "\">" + cell.mark + "</span>");
-  if (measured && cell.show_statuses) out += fmt::format(" [{}]", e(cell.statuses));
-  if (!cell.vs_baseline.empty()) out += "<br><span class=\"muted\">vs " + e(s.baseline_python) + ": " + e(cell.vs_baseline) + "</span>";
+  if (measured && cell.show_statuses) out += fmt::format(" [{}]", html_escape(cell.statuses));
+  if (!cell.vs_baseline.empty()) out += "<br><span class=\"muted\">vs " + html_escape(s.baseline_python) + ": " + html_escape(cell.vs_baseline) + "</span>";
   return out + "</td>";
 }
 
 std::string build_heading_html(const GridColumn& col) {
-  return e(col.heading) + (col.baseline ? " <span class=\"muted\">(baseline)</span>" : "");
+  return html_escape(col.heading) + (col.baseline ? " <span class=\"muted\">(baseline)</span>" : "");
 }
 
 // About how narrow the grid can render with builds across, its time and result on two lines (px: 7.5 a
@@ -197,13 +195,13 @@ std::string grid_html(const Section& s) {
   out += "</tr></thead><tbody>\n";
   for (std::size_t c = 0; c < grid.cases.size(); ++c) {
     if (across) {
-      out += "<tr><td class=\"case\">" + e(grid.cases[c]) + "</td>";
+      out += "<tr><td class=\"case\">" + html_escape(grid.cases[c]) + "</td>";
       for (std::size_t k = 0; k < grid.columns.size(); ++k) out += grid_cell_html(s, c, k);
       out += "</tr>\n";
       continue;
     }
     for (std::size_t k = 0; k < grid.columns.size(); ++k)
-      out += "<tr>" + (k == 0 ? fmt::format("<td class=\"case\" rowspan=\"{}\">", grid.columns.size()) + e(grid.cases[c]) + "</td>" : "") +
+      out += "<tr>" + (k == 0 ? fmt::format("<td class=\"case\" rowspan=\"{}\">", grid.columns.size()) + html_escape(grid.cases[c]) + "</td>" : "") +
              "<td>" + build_heading_html(grid.columns[k]) + "</td>" + grid_cell_html(s, c, k) + "</tr>\n";
   }
   return out + "</tbody></table></div>\n";
@@ -225,38 +223,38 @@ std::string bar_chart(const Section& s, const std::string& case_name) {
   auto x = [&](double v) { return left + plot_w * v / axis_max; };
 
   std::string out = fmt::format("<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-                                width, height, width, height, e("wall time of " + case_name + " per build"));
+                                width, height, width, height, html_escape("wall time of " + case_name + " per build"));
   const int plot_bottom = top + n * row_h;
   for (double t : ticks) {
-    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", num(x(t)), top, plot_bottom);
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(x(t)), plot_bottom + 16, e(tick_label(t, u)));
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", svg_number(x(t)), top, plot_bottom);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", svg_number(x(t)), plot_bottom + 16, html_escape(tick_label(t, u)));
   }
   out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", left, top, plot_bottom);
-  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, plot_bottom, num(x(axis_max)));
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, plot_bottom, svg_number(x(axis_max)));
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">wall time</text>\n", width - 4, height - 2);
   for (int k = 0; k < n; ++k) {
     const std::string& label = sum.interpreters[k];
     const double cy = top + k * row_h + row_h / 2.0;
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(cy), svg_label(label, 24));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, svg_number(cy), svg_label(label, 24));
     const Cell* c = sum.cell(case_name, label);
     if (!c || c->wall_s.n == 0) {
-      out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", left + 6, num(cy),
-                         !c ? "skipped" : "no timed run (" + e(c->statuses) + ")");
+      out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", left + 6, svg_number(cy),
+                         !c ? "skipped" : "no timed run (" + html_escape(c->statuses) + ")");
       continue;
     }
     const Stats& w = c->wall_s;
     const std::string tip = fmt::format("{} @ {}: median {}, min–max {}–{}, {} run{}", case_name, label, format_seconds(w.median),
                                         format_seconds(w.min), format_seconds(w.max), w.n, w.n == 1 ? "" : "s");
-    out += fmt::format("<g class=\"build\" data-build=\"{}\"><title>{}</title>", e(label), e(tip));
+    out += fmt::format("<g class=\"build\" data-build=\"{}\"><title>{}</title>", html_escape(label), html_escape(tip));
     out += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" rx=\"2\" fill=\"{}\" data-median-s=\"{}\"/>", left,
-                       num(cy - 7), num(std::max(1.0, x(w.median) - left)), build_color(label), fmt::format("{:.6g}", w.median));
+                       svg_number(cy - 7), svg_number(std::max(1.0, x(w.median) - left)), build_color(label), fmt::format("{:.6g}", w.median));
     if (w.n > 1) {
-      out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", num(x(w.min)), num(x(w.max)), num(cy));
+      out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", svg_number(x(w.min)), svg_number(x(w.max)), svg_number(cy));
       for (double v : {w.min, w.max})
-        out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", num(x(v)), num(cy - 5), num(cy + 5));
+        out += fmt::format("<line class=\"whisker\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", svg_number(x(v)), svg_number(cy - 5), svg_number(cy + 5));
     }
-    out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", num(x(w.max) + 6), num(cy),
-                       e(format_seconds(w.median)));
+    out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", svg_number(x(w.max) + 6), svg_number(cy),
+                       html_escape(format_seconds(w.median)));
   }
   return out + "</svg>\n";
 }
@@ -290,7 +288,7 @@ std::string rss_chart(const Section& s, const std::string& case_name) {
                         run->repeat, format_bytes(static_cast<double>(run->rss->peak_tree_rss_bytes)), peak_threads, peak_procs);
     lines.push_back(std::move(l));
   }
-  if (lines.empty()) return "<p class=\"muted\">no RSS samples for " + e(case_name) + "</p>\n";
+  if (lines.empty()) return "<p class=\"muted\">no RSS samples for " + html_escape(case_name) + "</p>\n";
 
   const int width = 600, left = 64, right = 30, top = 10, plot_h = 170, axis_h = 34, legend_row = 18, per_row = 4;
   const int legend_rows = static_cast<int>((lines.size() + per_row - 1) / per_row);
@@ -302,25 +300,25 @@ std::string rss_chart(const Section& s, const std::string& case_name) {
   auto x = [&](double v) { return left + plot_w * v / xmax; };
   auto y = [&](double v) { return top + plot_h - plot_h * v / ymax; };
   std::string out = fmt::format("<svg class=\"rss\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-                                width, height, width, height, e("process tree RSS over time, " + case_name));
+                                width, height, width, height, html_escape("process tree RSS over time, " + case_name));
   for (double t : yt) {
-    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", left, num(x(xmax)), num(y(t)));
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n", left - 5, num(y(t)),
-                       e(tick_label(t, bu)));
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>", left, svg_number(x(xmax)), svg_number(y(t)));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n", left - 5, svg_number(y(t)),
+                       html_escape(tick_label(t, bu)));
   }
   for (double t : xt)
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", num(x(t)), top + plot_h + 15, e(tick_label(t, tu)));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", svg_number(x(t)), top + plot_h + 15, html_escape(tick_label(t, tu)));
   out += fmt::format("\n<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", left, top, top + plot_h);
-  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, top + plot_h, num(x(xmax)));
+  out += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, top + plot_h, svg_number(x(xmax)));
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">time since the run started</text>\n", width - right,
                      top + plot_h + 29);
   for (const auto& l : lines) {
     std::string pts;
-    for (const auto& [t, b] : l.points) pts += num(x(t)) + "," + num(y(b)) + " ";
-    if (l.points.size() == 1) pts += num(x(l.points[0].first) + 2) + "," + num(y(l.points[0].second));
+    for (const auto& [t, b] : l.points) pts += svg_number(x(t)) + "," + svg_number(y(b)) + " ";
+    if (l.points.size() == 1) pts += svg_number(x(l.points[0].first) + 2) + "," + svg_number(y(l.points[0].second));
     const BuildInfo* b = s.build(sum.interpreters[l.build]);
     out += fmt::format("<polyline class=\"rssline\" data-build=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"{} points=\"{}\"><title>{}</title></polyline>\n",
-                       e(sum.interpreters[l.build]), build_color(sum.interpreters[l.build]), b && b->free_threaded ? " stroke-dasharray=\"5 3\"" : "", pts, e(l.tip));
+                       html_escape(sum.interpreters[l.build]), build_color(sum.interpreters[l.build]), b && b->free_threaded ? " stroke-dasharray=\"5 3\"" : "", pts, html_escape(l.tip));
   }
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const int lx = left + static_cast<int>(k % per_row) * 132;
@@ -335,26 +333,26 @@ class HtmlMarkup : public Markup {
  public:
   // charts=false: the tables only (the page drew the charts in its summary).
   explicit HtmlMarkup(bool charts = true) : charts_(charts) {}
-  std::string escape(const std::string& text) const override { return e(text); }
-  std::string heading(const std::string& text) const override { return "<h3>" + e(text) + "</h3>\n"; }
+  std::string escape(const std::string& text) const override { return html_escape(text); }
+  std::string heading(const std::string& text) const override { return "<h3>" + html_escape(text) + "</h3>\n"; }
   std::string table(const Table& t, const std::string& css_class) const override { return table_html(t, css_class); }
   std::string paragraph(const std::string& markup, const std::string& css_class) const override {
     return "<p" + (css_class.empty() ? "" : " class=\"" + css_class + "\"") + ">" + markup + "</p>\n";
   }
-  std::string note(const std::string& text) const override { return paragraph(e(text), "note"); }
+  std::string note(const std::string& text) const override { return paragraph(html_escape(text), "note"); }
   std::string list(const std::vector<std::string>& items, const std::string& css_class) const override {
     std::string out = "<ul class=\"" + css_class + "\">\n";
     for (const auto& item : items) out += "<li>" + item + "</li>\n";
     return out + "</ul>\n";
   }
   std::string strong(const std::string& markup) const override { return "<b>" + markup + "</b>"; }
-  std::string quote(const std::string& text) const override { return "'" + e(text) + "'"; }
+  std::string quote(const std::string& text) const override { return "'" + html_escape(text) + "'"; }
   std::string verdict(bool ok) const override { return ok ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"; }
   std::string all_held_mark() const override { return verdict(true) + " "; }
   std::string headline_chart(const Section& s, const Headline& h) const override { return charts_ ? headline_svg(s, h) : ""; }
   std::string scaling_chart(const Section& s, const Scaling& sc) const override {
     if (!charts_) return "";
-    return "<figure class=\"scaling\"><figcaption>" + e(sc.title()) + "</figcaption>\n" + scaling_svg(s, sc) + "</figure>\n";
+    return "<figure class=\"scaling\"><figcaption>" + html_escape(sc.title()) + "</figcaption>\n" + scaling_svg(s, sc) + "</figure>\n";
   }
 
  private:
@@ -367,13 +365,13 @@ std::string facts_html(const Section& s) {
   if (!s.runs_per_cell.empty()) facts.push_back(s.runs_per_cell);
   if (!s.params.empty()) facts.push_back("params " + s.params);
   if (!s.sources.empty()) facts.push_back("results " + join(s.sources, ", "));
-  return facts.empty() ? "" : "<p class=\"facts\">" + e(join(facts, " · ")) + "</p>\n";
+  return facts.empty() ? "" : "<p class=\"facts\">" + html_escape(join(facts, " · ")) + "</p>\n";
 }
 
 // A part below the summary, closed until asked for ("" when it has nothing).
 std::string folded(const std::string& title, const std::string& body, const std::string& cls) {
   if (body.empty()) return "";
-  return "<details class=\"more " + cls + "\"><summary>" + e(title) + "</summary>\n" + body + "</details>\n";
+  return "<details class=\"more " + cls + "\"><summary>" + html_escape(title) + "</summary>\n" + body + "</details>\n";
 }
 
 // The readings that say what dominated (the GIL, a lock, I/O, parallel), one line per kind with its first
@@ -387,11 +385,11 @@ std::string readings_html(const Section& s) {
   const HtmlMarkup m{};
   const auto items = [](const std::vector<Reading>& list) {
     std::vector<std::string> out;
-    for (const auto& r : list) out.push_back("<b>" + e(r.case_name) + "</b> @ " + e(r.build) + ": " + e(r.text));
+    for (const auto& r : list) out.push_back("<b>" + html_escape(r.case_name) + "</b> @ " + html_escape(r.build) + ": " + html_escape(r.text));
     return out;
   };
   std::vector<std::string> grouped;
-  for (const auto& line : group_readings(key, kCellsShown)) grouped.push_back(e(line));
+  for (const auto& line : group_readings(key, kCellsShown)) grouped.push_back(html_escape(line));
   std::string out = "<h3>Readings</h3>\n<p class=\"muted\">What the thread states say: the median share of the Python threads' time "
                     "in each state, over the cell's runs.</p>\n";
   if (!grouped.empty()) out += m.list(grouped, "readings");
@@ -407,7 +405,7 @@ std::string readings_html(const Section& s) {
     for (const Reading* r : cells)
       if (const Cell* cell = s.summary.cell(r->case_name, r->build); cell && cell->threads && rows.size() < kCellsShown)
         rows.push_back({r->case_name + " @ " + r->build, &*cell->threads});
-    charts += "<figure class=\"threadshares\"><figcaption>" + e(cells.front()->text) + "</figcaption>\n" +
+    charts += "<figure class=\"threadshares\"><figcaption>" + html_escape(cells.front()->text) + "</figcaption>\n" +
               shares_svg(rows, std::string("where the Python threads' time went: ") + reading_rule_name(rule)) + "</figure>\n";
   }
   return charts.empty() ? out : out + "<div class=\"charts\">\n" + charts + "</div>\n";
@@ -420,12 +418,12 @@ std::string summary_html(const Section& s) {
   std::string charts;
   for (const auto& h : s.headlines) charts += headline_svg(s, h);
   for (const auto& sc : s.scaling) charts += markup.scaling_chart(s, sc);
-  std::string out = s.article_caveat.empty() ? "" : "<p class=\"note caveat\">" + e(s.article_caveat) + "</p>\n";
+  std::string out = s.article_caveat.empty() ? "" : "<p class=\"note caveat\">" + html_escape(s.article_caveat) + "</p>\n";
   if (!charts.empty()) out += "<div class=\"charts answer\">\n" + charts + "</div>\n";
   out += readings_html(s);
   if (!s.summary.cases.empty())
     out += "<h3>Results</h3>\n<p class=\"muted\">Each cell: median case time (host clock, the call alone), its interval (95 %; the range below 6 runs), n=runs, ! unstable, the case's result, ✓/✗ expectations" +
-           std::string(s.baseline_of.empty() ? "" : "; vs " + e(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat (Hodges-Lehmann, its interval)") +
+           std::string(s.baseline_of.empty() ? "" : "; vs " + html_escape(s.baseline_python) + ": wall / wall of that build on the same machine, paired by repeat (Hodges-Lehmann, its interval)") +
            ".</p>\n" + grid_html(s) + failures_html(s.failed_cells);
   return "<div class=\"summary\">\n" + out + render_expectations(s, markup) + "</div>\n";
 }
@@ -441,7 +439,7 @@ void write_case_charts(const Section& s, const Writer& put) {
                                                         "timeline in the median run with thread states." : "") + "</p>\n";
   put(out);
   for (const auto& c : s.summary.cases) {
-    out = "<div class=\"case-charts\"><h3>" + e(c) + "</h3><div class=\"charts\">\n";
+    out = "<div class=\"case-charts\"><h3>" + html_escape(c) + "</h3><div class=\"charts\">\n";
     out += "<figure><figcaption>wall time</figcaption>\n" + bar_chart(s, c) + "</figure>\n";
     out += "<figure><figcaption>process tree RSS, median run</figcaption>\n" + rss_chart(s, c) + "</figure>\n";
     put(out + "</div>\n" + thread_charts_html(s, c) + "</div>\n");
@@ -451,8 +449,8 @@ void write_case_charts(const Section& s, const Writer& put) {
 // One section, a part at a time.
 void write_section(const Section& s, const Writer& put) {
   const HtmlMarkup tables{false};
-  std::string out = "<section class=\"experiment\" id=\"" + e("x-" + s.experiment) + "\">\n<h2>" + e(s.experiment) +
-                    (s.description.empty() ? "" : " — " + e(s.description)) + "</h2>\n";
+  std::string out = "<section class=\"experiment\" id=\"" + html_escape("x-" + s.experiment) + "\">\n<h2>" + html_escape(s.experiment) +
+                    (s.description.empty() ? "" : " — " + html_escape(s.description)) + "</h2>\n";
   out += facts_html(s) + summary_html(s);
   out += folded("The views' tables, how each is computed, the metrics", render_views(s, tables), "views-tables");
   out += folded("Details per cell", render_details(s, tables), "details");
@@ -492,18 +490,18 @@ void write_html(const ReportModel& model, const std::function<void(std::string_v
   for (const auto& s : model.sections) names.push_back(s.experiment);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                    "<title>gilhost report: " + e(join(names, ", ")) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n";
+                    "<title>gilhost report: " + html_escape(join(names, ", ")) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n";
   const int runs = model.measured_runs();
   out += "<h1>gilhost report</h1>\n<p class=\"facts\">" +
-         e(fmt::format("{} experiment{}, {} measured runs, from {}", model.sections.size(), model.sections.size() == 1 ? "" : "s", runs,
+         html_escape(fmt::format("{} experiment{}, {} measured runs, from {}", model.sections.size(), model.sections.size() == 1 ? "" : "s", runs,
                        join(model.files, ", "))) + "</p>\n";
-  if (!model.relabeled.empty()) out += "<p class=\"note\">Labels tagged with their machine: " + e(join(model.relabeled, ", ")) + "</p>\n";
+  if (!model.relabeled.empty()) out += "<p class=\"note\">Labels tagged with their machine: " + html_escape(join(model.relabeled, ", ")) + "</p>\n";
   if (model.malformed_lines) out += "<p class=\"note\">" + std::to_string(model.malformed_lines) + " malformed lines skipped</p>\n";
   if (model.sections.size() > 1) {
     out += "<nav><ul>\n";
     for (const auto& s : model.sections)
-      out += "<li><a href=\"#" + e("x-" + s.experiment) + "\">" + e(s.experiment) + "</a> — " +
-             e(fmt::format("{} cases x {} builds", s.summary.cases.size(), s.summary.interpreters.size())) +
+      out += "<li><a href=\"#" + html_escape("x-" + s.experiment) + "\">" + html_escape(s.experiment) + "</a> — " +
+             html_escape(fmt::format("{} cases x {} builds", s.summary.cases.size(), s.summary.interpreters.size())) +
              (s.summary.expectation_failures ? " <span class=\"bad\">✗</span>" : " <span class=\"ok\">✓</span>") + "</li>\n";
     out += "</ul></nav>\n";
   }

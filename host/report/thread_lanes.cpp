@@ -16,8 +16,6 @@ namespace gilhost {
 
 namespace {
 
-std::string e(const std::string& s) { return html_escape(s); }
-std::string num(double v) { return fmt::format("{:.1f}", v); }
 std::size_t index_of(ThreadState s) { return static_cast<std::size_t>(s); }
 
 // "74 % waiting for the GIL, 25 % on CPU": the states a thread (or a cell) spent a whole percent in.
@@ -64,7 +62,7 @@ std::string legend_svg(int left, int top, int width, int& height) {
     }
     out += fmt::format("<g class=\"legend-item\" data-state=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\"/>"
                        "<text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>",
-                       thread_state_name(s), x, y + 3, thread_state_color(s), x + 19, y + 8, e(label));
+                       thread_state_name(s), x, y + 3, thread_state_color(s), x + 19, y + 8, html_escape(label));
     x += item_w;
   }
   height = y - top + row_h;
@@ -91,14 +89,14 @@ std::string lane_svg(const ThreadRecord& t, double y, double lane_h, int left, d
   const std::string name = t.main ? t.name + " (main)" : t.name;
   const std::string tip = fmt::format("{} (tid {}, pid {}{}): {}", name, t.tid, t.pid, t.python ? "" : ", not Python",
                                       shares_text(shares_of(t.times)));
-  std::string out = fmt::format("<g class=\"lane\" data-tid=\"{}\" data-python=\"{}\"><title>{}</title>", t.tid, t.python ? "true" : "false", e(tip));
+  std::string out = fmt::format("<g class=\"lane\" data-tid=\"{}\" data-python=\"{}\"><title>{}</title>", t.tid, t.python ? "true" : "false", html_escape(tip));
   out += fmt::format("<text class=\"lane-label{}\" x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{} {}</text>",
-                     t.python ? "" : " other", left - 6, num(y + lane_h / 2), svg_label(name, 18), t.tid);
+                     t.python ? "" : " other", left - 6, svg_number(y + lane_h / 2), svg_label(name, 18), t.tid);
   for (const auto& span : drawn_spans(thread_spans(t), kMinSpanPx * ns_per_px)) {
     const double x0 = left + static_cast<double>(span.start_ns) / ns_per_px;
     const double w = static_cast<double>(span.end_ns - span.start_ns) / ns_per_px;
     out += fmt::format("<rect class=\"seg\" data-state=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
-                       thread_state_name(span.state), num(x0), num(y), fmt::format("{:.2f}", w), num(lane_h),
+                       thread_state_name(span.state), svg_number(x0), svg_number(y), fmt::format("{:.2f}", w), svg_number(lane_h),
                        thread_state_color(span.state));
   }
   return out + "</g>\n";
@@ -106,7 +104,7 @@ std::string lane_svg(const ThreadRecord& t, double y, double lane_h, int left, d
 
 std::string svg_open(const std::string& css, int width, int height, const std::string& label) {
   return fmt::format("<svg class=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-                     css, width, height, width, height, e(label));
+                     css, width, height, width, height, html_escape(label));
 }
 
 // "repeat 1 (wall 102 ms), 5 threads sampled every 10 ms, GIL located"
@@ -193,8 +191,8 @@ std::string thread_lanes_svg(const RunRecord& run) {
   const int bottom = top + lanes_h;
   for (double t : ticks) {
     const double px = x(t * unit.ns_per_unit);
-    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", num(px), top, bottom);
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:g} {}</text>\n", num(px), bottom + 14, t, unit.name);
+    out += fmt::format("<line class=\"gridline\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>", svg_number(px), top, bottom);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{:g} {}</text>\n", svg_number(px), bottom + 14, t, unit.name);
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"value\">time since the run started</text>\n", width - right,
                      bottom + 28);
@@ -221,21 +219,21 @@ std::string shares_svg(const std::vector<SharesRow>& rows, const std::string& ti
     const double y = top + static_cast<double>(k) * row_h;
     double total = 0;
     for (double v : sh.median) total += v;
-    out += fmt::format("<g class=\"shares\" data-build=\"{}\"><title>{}</title>", e(rows[k].label),
-                       e(rows[k].label + ": " + shares_text(sh.median) + " (median over " + std::to_string(sh.runs) + " runs)"));
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, num(y + 7),
+    out += fmt::format("<g class=\"shares\" data-build=\"{}\"><title>{}</title>", html_escape(rows[k].label),
+                       html_escape(rows[k].label + ": " + shares_text(sh.median) + " (median over " + std::to_string(sh.runs) + " runs)"));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>", left - 6, svg_number(y + 7),
                        svg_label(rows[k].label, long_labels ? 48 : 24));
     double x = left;
     for (ThreadState st : kThreadStates) {
       const double w = total > 0 ? plot_w * sh.share(st) / total : 0;
       if (w <= 0) continue;
       out += fmt::format("<rect class=\"sharebar\" data-state=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"{}\"/>",
-                         thread_state_name(st), num(x), num(y), fmt::format("{:.2f}", w), thread_state_color(st));
+                         thread_state_name(st), svg_number(x), svg_number(y), fmt::format("{:.2f}", w), thread_state_color(st));
       x += w;
     }
     const std::string value = sh.no_gil ? "no GIL" : "GIL wait " + gil_wait_text(*rows[k].shares);
     out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", left + plot_w + 6,
-                       num(y + 7), e(value));
+                       svg_number(y + 7), html_escape(value));
   }
   return out + legend + "</svg>\n";
 }
@@ -260,7 +258,7 @@ std::string thread_charts_html(const Section& s, const std::string& case_name) {
     // Read again from its file, one run at a time: an HTML report's model was read without timelines.
     const bool again = run->origin.offset >= 0 && !run->origin.read_from.empty();
     const RunRecord drawn = again ? read_run_again(*run) : RunRecord{};
-    out += "<figure class=\"lanes\"><figcaption>" + e(build) + " <span class=\"muted\">" + e(lanes_caption(*run)) + "</span></figcaption>\n" +
+    out += "<figure class=\"lanes\"><figcaption>" + html_escape(build) + " <span class=\"muted\">" + html_escape(lanes_caption(*run)) + "</span></figcaption>\n" +
            thread_lanes_svg(again ? drawn : *run) + "</figure>\n";
   }
   return out + "</details>\n</div>\n";

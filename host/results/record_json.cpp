@@ -484,7 +484,9 @@ json to_json(const RunRecord& r) {
   return j;
 }
 
-RunRecord run_from_json(const json& j) {
+namespace {
+// The fields without which a record says nothing, and its status: RecordError names what is wrong.
+RunStatus required_fields(const json& j) {
   std::vector<std::string> missing;
   for (const char* key : {"experiment", "case", "interpreter", "status"})
     if (!j.contains(key) || !j[key].is_string()) missing.push_back(std::string("\"") + key + "\"");
@@ -494,7 +496,12 @@ RunRecord run_from_json(const json& j) {
   const auto parsed = parse_status(status);
   if (!parsed)
     throw RecordError("a run record whose \"status\" is \"" + status + "\" (ok, error, timeout, crashed or interrupted)");
+  return *parsed;
+}
+}  // namespace
 
+RunRecord run_from_json(const json& j) {
+  const RunStatus status = required_fields(j);
   FieldReader f(j, "a run record");
   RunRecord r;
   r.experiment = f.text("experiment");
@@ -513,7 +520,7 @@ RunRecord run_from_json(const json& j) {
   r.repeat = f.small_count("repeat");
   r.warmup = f.flag("warmup", false);
   r.time_unix_ns = f.count("time_unix_ns");
-  r.status = *parsed;
+  r.status = status;
   r.exit_code = f.small_integer("exit_code");
   r.signal = f.small_integer("signal");
   r.note = f.text("note");

@@ -11,13 +11,13 @@
 namespace gilhost {
 
 namespace {
-constexpr const char* kMagic = "gilhost-bootstrap 2";  // 2: the payload checked with fnv1a64_words
+constexpr const char* kBootstrapMagic = "gilhost-bootstrap 2";  // 2: the payload checked with fnv1a64_words
 
 // The first two header lines (a version string has no newline, but the header must stay three lines).
 std::string head(const std::string& python_version) {
   std::string version = python_version;
   std::replace(version.begin(), version.end(), '\n', ' ');
-  return std::string(kMagic) + "\n" + version + "\n";
+  return std::string(kBootstrapMagic) + "\n" + version + "\n";
 }
 }  // namespace
 

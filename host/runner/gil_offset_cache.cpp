@@ -17,10 +17,10 @@
 namespace gilhost {
 
 namespace {
-constexpr const char* kMagic = "gilhost-gil-offset 1";
+constexpr const char* kGilOffsetMagic = "gilhost-gil-offset 1";
 
 std::string body(const std::string& identity, const GilOffset& offset) {
-  std::string text = std::string(kMagic) + "\n" + identity + "\n";
+  std::string text = std::string(kGilOffsetMagic) + "\n" + identity + "\n";
   if (!offset.has_gil) return text + "nogil\n";
   return text + "gil " + std::to_string(offset.word_offset) + " " + std::to_string(offset.holder_delta) + "\n";
 }
@@ -90,7 +90,7 @@ std::optional<GilOffset> decode_gil_offset(const std::string& file, const std::s
   if (sum_at == std::string::npos) return std::nullopt;
   const std::string text = file.substr(0, sum_at + 1);
   if (file.substr(sum_at + 1) != hex64(fnv1a64(text)) + "\n") return std::nullopt;
-  const std::string head = std::string(kMagic) + "\n" + identity + "\n";
+  const std::string head = std::string(kGilOffsetMagic) + "\n" + identity + "\n";
   if (text.size() <= head.size() || text.compare(0, head.size(), head) != 0) return std::nullopt;
   std::optional<GilOffset> out = parse_line(text.substr(head.size(), text.size() - head.size() - 1));
   // Written by encode_gil_offset only: the same bytes again, or not ours.

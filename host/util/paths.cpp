@@ -103,4 +103,11 @@ std::string companion_program(const std::string& name) {
   return beside.string();
 }
 
+std::string proc_exe(pid_t pid) {
+  char target[4096];
+  const std::string path = "/proc/" + std::to_string(pid) + "/exe";
+  const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+  return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "";
+}
+
 }  // namespace gilhost

@@ -1,5 +1,7 @@
 #pragma once
 // Where gilhost keeps things (XDG base directories).
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 
@@ -26,5 +28,7 @@ std::string builds_dir();
 // tree), else in ../libexec/gilhost (an installed prefix: `cmake --install`, the .deb). The first that
 // is executable; the one beside gilhost when neither is.
 std::string companion_program(const std::string& name);
+// The program a process runs (/proc/PID/exe); "" when it has ended or cannot be read.
+std::string proc_exe(pid_t pid);
 
 }  // namespace gilhost

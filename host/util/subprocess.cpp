@@ -33,7 +33,7 @@ std::string resolve_executable(const std::string& name) {
 }
 
 // Reads what is there now; false at EOF or error.
-bool read_some(int fd, int stream, const OutputSink& sink) {
+bool read_some(int fd, int stream, const StreamSink& sink) {
   char buf[65536];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -79,7 +79,7 @@ namespace {
 
 // Reads the pipes until the child `pid` is reaped, killing its group at the timeout or an interrupt; its
 // wait status, or nullopt when waitpid failed.
-std::optional<int> watch_process(pid_t pid, Pipe& out, Pipe& err, const ProcessOptions& o, const OutputSink& sink,
+std::optional<int> watch_process(pid_t pid, Pipe& out, Pipe& err, const ProcessOptions& o, const StreamSink& sink,
                                  ProcessResult& res) {
   // Polls readable at the child's exit, so we need not wait for EOF (or spin) to notice it.
   const UniqueFd pidfd(pidfd_open(pid));
@@ -123,7 +123,7 @@ std::optional<int> watch_process(pid_t pid, Pipe& out, Pipe& err, const ProcessO
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& o, const OutputSink& sink) {
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& o, const StreamSink& sink) {
   ProcessResult res;
   if (argv.empty()) return res;
   Pipe out = make_pipe(), err = make_pipe();

@@ -26,12 +26,12 @@ struct ProcessResult {
 };
 
 // stream: 1 (stdout, and stderr when merged) or 2.
-using OutputSink = std::function<void(int stream, std::string_view data)>;
+using StreamSink = std::function<void(int stream, std::string_view data)>;
 
 // Runs argv (a name without '/' is looked up on $PATH) with stdin from /dev/null, in its own process group,
 // killed if we die. Returns once the child has exited and what it wrote is read (a grandchild that keeps
 // the pipe open does not hold us); a timeout or an interrupt kills the whole group.
-ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options, const OutputSink& sink);
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options, const StreamSink& sink);
 
 struct Captured {
   int exit_code = -1;  // -1: could not start, or killed
