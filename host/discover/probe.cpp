@@ -13,8 +13,9 @@ namespace fs = std::filesystem;
 
 namespace gilhost {
 
-const char* probe_source() {
-  return R"PY(
+namespace {
+// The probe: what the host asks of each build, run by that build's own python.
+constexpr const char* kProbeSource = R"PY(
 import json, os, sys, sysconfig
 cv = sysconfig.get_config_var
 libdir = cv("LIBDIR") or ""
@@ -37,7 +38,9 @@ print(json.dumps({
     "build_flags": cv("CONFIG_ARGS") or "",
 }))
 )PY";
-}
+}  // namespace
+
+const char* probe_source() { return kProbeSource; }
 
 bool parse_probe_output(const std::string& output, Interpreter& out) {
   auto j = nlohmann::json::parse(output, nullptr, false);
