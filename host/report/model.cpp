@@ -160,7 +160,9 @@ Grid build_grid(const Section& s) {
         cell.mark = verdict_mark(*data);
         cell.expectations_ok = data->expectations_ok();
         cell.statuses = data->statuses;
-        cell.show_statuses = data->statuses != "ok" && data->result_text != data->statuses;
+        // A cell whose every run failed already says so ("did not run", the error's type): not "[error]" again.
+        const bool only_errors = data->wall_s.n == 0 && data->statuses == "error";
+        cell.show_statuses = data->statuses != "ok" && data->result_text != data->statuses && !only_errors;
         auto base = s.baseline_of.find(i);
         if (base != s.baseline_of.end() && base->second != i) cell.vs_baseline = vs_baseline_text(s, c, i);
       }

@@ -247,6 +247,8 @@ TEST_CASE("failure output: a syntax error on two builds is one traceback, with b
   CHECK(text.find("vs 3.12.1") == std::string::npos);
   CHECK(text.find("µs") == std::string::npos);
   CHECK(text.find("did not run") != std::string::npos);
+  CHECK(text.find("did not run  SyntaxError  ") != std::string::npos);  // the grid cell: not "[error]" again
+  CHECK(text.find("[error]") == std::string::npos);
   CHECK(text.find("short of the precision target") == std::string::npos);
   CHECK(text.find('\x1e') == std::string::npos);
 }
