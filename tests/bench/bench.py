@@ -418,7 +418,7 @@ def fig_accuracy(g, python, rounds):
     spin, hashing = [], []
     for _ in range(rounds):
         spawn_wall([g.binary, "run", os.path.join(fixtures, "thread_states.toml"), "-p", python, "--case", "spin",
-                    "--case", "hashing", "-o", results, "--no-details"], stderr=subprocess.DEVNULL)
+                    "--case", "hashing", "-o", results, "--no-details"], stderr=os.devnull)
         for r in map(json.loads, open(results)):
             if r.get("type") == "run" and r["status"] == "ok":
                 share = gil_share_of_available(r, set(r["result"]["tids"]))
