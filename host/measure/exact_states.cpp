@@ -222,7 +222,6 @@ ThreadStates exact_thread_states(const ExactTrace& trace, const std::vector<GilR
   }
 
   std::int64_t cpu_seen = 0;
-  constexpr int kMaxThreadsKept = 64;
   for (auto& [tid, account] : accounts) {
     if (!account.seen_itself()) continue;
     if (std::find(not_the_case.begin(), not_the_case.end(), tid) != not_the_case.end()) continue;

@@ -13,8 +13,6 @@ namespace gilhost {
 
 namespace {
 
-constexpr int kMaxThreadsKept = 64;
-
 // The time between two readings (or, for the first, the thread's life before it).
 struct Interval {
   std::int64_t start_ns = 0, end_ns = 0;

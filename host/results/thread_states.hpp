@@ -64,6 +64,9 @@ struct ThreadRecord {
   static constexpr std::size_t kMaxSegments = 2000;
 };
 
+// The threads a record keeps one by one; the rest count in its totals only.
+constexpr int kMaxThreadsKept = 64;
+
 // Every thread of one run.
 struct ThreadStates {
   int interval_ms = 0;       // the sampler's interval
@@ -73,7 +76,7 @@ struct ThreadStates {
   std::string gil;
   // Where the runner located its GILs: each [lo, hi) of futex words (empty when not located or none).
   std::vector<std::array<std::uint64_t, 2>> gil_windows;
-  std::vector<ThreadRecord> threads;
+  std::vector<ThreadRecord> threads;  // at most kMaxThreadsKept
   // Threads past the number kept one by one (a run with thousands): only in `python_totals`/`all_totals`.
   int threads_not_kept = 0;
   ThreadTimes python_totals;  // across the threads of the run's Python processes
