@@ -307,6 +307,11 @@ std::vector<std::string> gil_unknown_notes(const Summary& sum) {
 
 std::string runs_per_cell_text(const ExperimentInfo& ex) {
   if (!ex.repeat) return "";
+  // With a precision target, the count is where a cell starts: each cell's n is in the grid.
+  if (ex.precision && *ex.precision > 0)
+    return fmt::format("{} measured run{} per cell or more, until its median is known to ±{:g} % or its time budget is "
+                       "spent; {} warm-up",
+                       *ex.repeat, *ex.repeat == 1 ? "" : "s", *ex.precision * 100, ex.warmup);
   return fmt::format("{} measured run{} per cell, {} warm-up", *ex.repeat, *ex.repeat == 1 ? "" : "s", ex.warmup);
 }
 

@@ -130,6 +130,15 @@ bool balanced_markup(const std::string& html, std::string& problem) {
 
 }  // namespace
 
+TEST_CASE("runs per cell: a precision target's count is where a cell starts, not what it ran", "[report][markdown]") {
+  gilhost::MergedResults in = gilhost::merge_files({report_test::fixture("report_demo.jsonl")});
+  for (auto& line : in.lines)
+    if (auto* meta = std::get_if<gilhost::MetaRecord>(&line)) meta->experiment.precision = 0.05;
+  const std::string md = render_markdown(gilhost::build_report_model(in, {}));
+  CHECK(contains(md, "3 measured runs per cell or more, until its median is known to ±5 % or its time budget is spent"));
+  CHECK(!contains(md, "3 measured runs per cell, 0 warm-up"));
+}
+
 TEST_CASE("Markdown: machine, builds, grid, details, failures, skips, article", "[report][markdown]") {
   ReportModel model = report_test::demo_model();
   const std::string md = render_markdown(model);
