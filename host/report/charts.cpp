@@ -12,12 +12,12 @@
 
 namespace gilhost {
 
-namespace {
-
 std::string svg_open(const std::string& css, int width, int height, const std::string& label) {
   return fmt::format("<svg class=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
                      css, width, height, width, height, html_escape(label));
 }
+
+namespace {
 
 // One bar of a horizontal bar chart; a row with a group label starts a group (a case of the parallelism chart).
 struct Bar {

@@ -13,6 +13,8 @@ std::string chart_label(const std::string& label, std::size_t max);
 // tooltip (<title>) where it was cut.
 std::string svg_label(const std::string& label, std::size_t max);
 
+// An SVG drawing's opening tag: its class, size and accessible label.
+std::string svg_open(const std::string& css, int width, int height, const std::string& label);
 // Bars per build, the article's figure marked.
 std::string headline_svg(const Section& section, const Headline& headline);
 // Speedup against N, one line per build, the ideal line and the core count marked.

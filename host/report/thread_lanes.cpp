@@ -102,11 +102,6 @@ std::string lane_svg(const ThreadRecord& t, double y, double lane_h, int left, d
   return out + "</g>\n";
 }
 
-std::string svg_open(const std::string& css, int width, int height, const std::string& label) {
-  return fmt::format("<svg class=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-                     css, width, height, width, height, html_escape(label));
-}
-
 // "repeat 1 (wall 102 ms), 5 threads sampled every 10 ms, GIL located"
 std::string lanes_caption(const RunRecord& run) {
   const ThreadStates& ts = *run.thread_states;
@@ -256,7 +251,7 @@ std::string thread_charts_html(const Section& s, const std::string& case_name) {
   out += "<details class=\"lanes\"><summary>thread timelines: the median run of each build, one lane per thread</summary>\n";
   for (const auto& [build, run] : runs) {
     // Read again from its file, one run at a time: an HTML report's model was read without timelines.
-    const bool again = run->origin.offset >= 0 && !run->origin.read_from.empty();
+    const bool again = run->origin.can_read_again();
     const RunRecord drawn = again ? read_run_again(*run) : RunRecord{};
     out += "<figure class=\"lanes\"><figcaption>" + html_escape(build) + " <span class=\"muted\">" + html_escape(lanes_caption(*run)) + "</span></figcaption>\n" +
            thread_lanes_svg(again ? drawn : *run) + "</figure>\n";

@@ -94,7 +94,7 @@ void write_chrome_trace(const ReportModel& model, const std::function<void(std::
     for (const auto& run : s.runs) {
       if (!run.thread_states) continue;
       // The model's copy is the light one (no timelines) where the run can be read again by its offset.
-      if (run.origin.offset >= 0 && !run.origin.read_from.empty()) {
+      if (run.origin.can_read_again()) {
         const RunRecord full = read_run_again(run);
         if (full.thread_states) run_events(run, *full.thread_states, ++pid, emit);
       } else {

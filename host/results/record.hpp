@@ -35,6 +35,8 @@ struct RecordOrigin {
   // read the run again, whole); "" and -1 unknown.
   std::string read_from;
   std::int64_t offset = -1;
+  // Set only for a run read without its timelines (results/results_file): read_run_again gives it whole.
+  bool can_read_again() const { return offset >= 0 && !read_from.empty(); }
   std::string host;    // hostname of the session's machine
   std::string source;  // the results file it was read from
   std::optional<int> session;  // index of its meta record in that file
