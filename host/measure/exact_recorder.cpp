@@ -491,6 +491,7 @@ void ExactRecorder::drain() {
 ExactTrace ExactRecorder::finish() {
   drain();
   impl_->settle(INT64_MAX);
+  impl_->compactor.finish();
   impl_->trace.end_ns = monotonic_ns() - impl_->start_ns;
   return std::move(impl_->trace);
 }

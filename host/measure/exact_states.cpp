@@ -8,35 +8,50 @@ namespace gilhost {
 
 // ---- compaction, while recording ----
 
+void ExactCompactor::put(Thread& t, const ExactEvent& e) {
+  out_.push_back(e);
+  t.last_out = true;
+}
+
 void ExactCompactor::add(const ExactEvent& e) {
   using K = ExactEvent::Kind;
-  switch (e.kind) {
-    case K::sys_enter: {
-      Pending& p = pending_[e.tid];
-      p.enter = e;
-      p.open = true;
-      p.kept = false;
-      return;
-    }
-    case K::sys_exit: {
-      const auto it = pending_.find(e.tid);
-      if (it == pending_.end()) return;
-      if (it->second.kept) out_.push_back(e);  // it blocked in this call: its end matters
-      pending_.erase(it);
-      return;
-    }
-    case K::switch_out: {
-      const auto it = pending_.find(e.tid);
-      if (!e.preempted && it != pending_.end() && it->second.open && !it->second.kept) {
-        out_.push_back(it->second.enter);
-        it->second.kept = true;
-      }
-      out_.push_back(e);
-      return;
-    }
-    case K::switch_in:
-    case K::wakeup: out_.push_back(e); return;
+  if (e.kind == K::wakeup) {  // another task's act: not this thread's own last event
+    out_.push_back(e);
+    return;
   }
+  Thread& t = threads_[e.tid];
+  t.last = e;
+  t.last_out = false;
+  switch (e.kind) {
+    case K::sys_enter:
+      t.enter = e;
+      t.open = true;
+      t.kept = false;
+      return;
+    case K::sys_exit:
+      if (t.open && t.kept) put(t, e);  // it blocked in this call: its end matters
+      t.open = false;
+      return;
+    case K::switch_out:
+      if (!e.preempted && t.open && !t.kept) {
+        out_.push_back(t.enter);
+        t.kept = true;
+      }
+      put(t, e);
+      return;
+    case K::switch_in: put(t, e); return;
+    case K::wakeup: return;
+  }
+}
+
+void ExactCompactor::finish() {
+  const auto before = static_cast<std::ptrdiff_t>(out_.size());
+  for (auto& [tid, t] : threads_)
+    if (!t.last_out) out_.push_back(t.last);
+  threads_.clear();
+  const auto by_time = [](const ExactEvent& a, const ExactEvent& b) { return a.t_ns < b.t_ns; };
+  std::sort(out_.begin() + before, out_.end(), by_time);
+  std::inplace_merge(out_.begin(), out_.begin() + before, out_.end(), by_time);
 }
 
 // ---- the states, after the run ----

@@ -56,19 +56,24 @@ struct ExactTrace {
 
 // Keeps, of a time-ordered stream, the events that change a thread's state: a system call is kept only
 // if its thread blocked in it (its enter just before the switch-out, its exit when it comes). A run that
-// makes a million reads that never block then costs no memory. Streaming: one `add` per event.
+// makes a million reads that never block then costs no memory. Streaming: one `add` per event; `finish`
+// once, at the end, adds each thread's last event where it was dropped (its `exit` call: a thread that
+// ends on a CPU has no switch-out, and its time there counts up to that last event).
 class ExactCompactor {
  public:
   explicit ExactCompactor(std::vector<ExactEvent>& out) : out_(out) {}
   void add(const ExactEvent& e);
+  void finish();
 
  private:
-  struct Pending {
-    ExactEvent enter;
-    bool open = false, kept = false;
+  struct Thread {
+    ExactEvent enter;        // the system call it is in, while `open`
+    ExactEvent last;         // its latest event, and whether that went out
+    bool open = false, kept = false, last_out = false;
   };
+  void put(Thread& t, const ExactEvent& e);
   std::vector<ExactEvent>& out_;
-  std::map<std::int32_t, Pending> pending_;  // by tid
+  std::map<std::int32_t, Thread> threads_;  // by tid
 };
 
 // The record's thread states from the trace: GILs and exclusions as classify_threads takes them.

@@ -149,11 +149,11 @@ TEST_CASE("exact states: each spinner's CPU time is what the thread itself count
       const double exact_ms = (*t)["ns"]["cpu"].get<double>() / 1e6, own_ms = seconds.get<double>() * 1e3;
       INFO("thread " << tid << " on " << run.value("interpreter", "?") << ": exact " << exact_ms << " ms, its own clock "
                      << own_ms << " ms");
-      // Never more than the thread's own count. Known defect (docs/performance.md, "Exact mode"): an
-      // interval on a CPU is sometimes cut short (up to a fifth of a spinner's time seen here), so the lower
-      // bound is loose until that is fixed.
+      // Each switch costs the thread a few microseconds the kernel charges to the next one (docs/performance.md,
+      // "Exact mode"): within 5 % (or 2 ms) either way. A spinner that finished alone, with no switch after
+      // the last GIL handoff, is counted up to its `exit` call.
       CHECK(exact_ms <= own_ms + std::max(2.0, 0.05 * own_ms));
-      CHECK(exact_ms >= 0.6 * own_ms - 2.0);
+      CHECK(exact_ms >= own_ms - std::max(2.0, 0.05 * own_ms));
     }
   }
 }
