@@ -40,6 +40,15 @@ struct Mark {
   std::int64_t ns = 0;
 };
 
+// What a Python thread said of itself as it ended (the bootstrap wraps threading's thread start): when its
+// parent started it and when it ended (CLOCK_MONOTONIC), its CPU time (CLOCK_THREAD_CPUTIME_ID, exact
+// while it runs) and its time waiting for a core (/proc/thread-self/schedstat, exact while it runs).
+struct ThreadEnd {
+  std::int64_t native_id = 0;
+  std::int64_t started_ns = 0, ended_ns = 0;
+  std::int64_t cpu_ns = 0, runqueue_ns = 0;
+};
+
 // What the bootstrap's _finish() says about a case (or, for subinterpreters, what the runner combines).
 struct Outcome {
   bool has_result = false;
@@ -58,6 +67,10 @@ struct Outcome {
   // and name. main_native_id: the thread that ran the case. Empty / absent from an older runner.
   std::vector<std::pair<std::int64_t, std::string>> thread_names;
   std::optional<std::int64_t> main_native_id;
+  // Each threading.Thread that ended before the case's end, as it said (at most the bootstrap's cap, 50,000;
+  // `thread_ends_dropped` counts the rest). Empty from an older runner, and in a run without threads.
+  std::vector<ThreadEnd> thread_ends;
+  std::int64_t thread_ends_dropped = 0;
 };
 
 // Where the case was bracketed: the runner around an embedded call, the bootstrap in an interpreter run
