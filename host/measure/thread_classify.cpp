@@ -65,12 +65,24 @@ class ThreadAccount {
 
   // After the last reading: off-CPU time of a thread never seen waiting is the run queue's. It was
   // runnable at every reading, and a queued thread's current wait is not yet in its counters. Unless
-  // its end was reported (`exact_end`): then its counters at the end are exact, its time waiting for a
-  // core is all in them, and what stays off a CPU is a wait no reading saw: unclassified.
+  // its end was reported (`exact_end`): a thread known to have lived on after its last reading, with
+  // its CPU time exact to its end, may have waited in anything; what no reading saw is unclassified.
   const std::vector<Interval>& finish(bool exact_end) {
     if (exact_end) leave_unseen_unclassified();
     else name_unseen(ThreadState::runqueue);
     return intervals_;
+  }
+
+  // The interval up to a reported end: its CPU time is exact, its time waiting for a core unknown (the
+  // report has none), so the rest of it is a wait nothing classified.
+  void close_unclassified() {
+    Interval& iv = intervals_.back();
+    for (ThreadState s : kThreadStates) {
+      if (s == ThreadState::cpu) continue;
+      iv.unclassified += iv.times[s];
+      iv.times[s] = 0;
+      iv.provisional[s] = 0;
+    }
   }
 
  private:
@@ -238,8 +250,9 @@ std::vector<ThreadSegment> timeline_of(const std::vector<Interval>& intervals) {
 }
 
 // A reading at each end of a reported thread's life, where the sampler did not read it there: at its start
-// (nothing used yet) and at its end (running, as it reported: counters that do not lag, and never below
-// what a reading of its exit showed).
+// (nothing used yet) and at its end (running, its CPU time as it reported, never below what a reading of
+// its exit showed; its wait for a core not known, so left as last read: the interval it closes is
+// unclassified but for its CPU time, ThreadAccount::close_unclassified).
 struct ReportedEnds {
   std::optional<ThreadReading> first, last;
 };
@@ -253,7 +266,7 @@ ReportedEnds reported_ends(const ThreadEndReport& e, std::int64_t origin_ns, con
   ThreadReading end;
   end.t_ns = e.ended_ns - origin_ns;
   end.cpu_ns = std::max(e.cpu_ns, seen.empty() ? 0 : seen.back().cpu_ns);
-  end.delay_ns = std::max(e.runqueue_ns, seen.empty() ? 0 : seen.back().delay_ns);
+  end.delay_ns = seen.empty() ? 0 : seen.back().delay_ns;
   end.syscall.kind = SyscallReading::Kind::running;
   if (seen.empty() || end.t_ns > seen.back().t_ns) out.last = end;
   return out;
@@ -270,7 +283,10 @@ ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils, const Thre
   ThreadAccount account(gils);
   if (ends.first) account.add(*ends.first);
   for (const auto& r : t.readings) account.add(r);
-  if (ends.last) account.add(*ends.last);
+  if (ends.last) {
+    account.add(*ends.last);
+    account.close_unclassified();
+  }
   const auto& intervals = account.finish(report != nullptr);
   if (!intervals.empty()) {
     rec.start_ns = intervals.front().start_ns;
@@ -412,9 +428,13 @@ std::vector<std::string> coverage_reasons(const ThreadObservations& obs, const T
   reported_reasons(out, c, why);
   const std::int64_t missed = c.kernel - c.seen - c.unlocated;
   const long read = static_cast<long>(obs.threads.size()), only = c.reports->reported_only;
+  // With reports, CPU in no thread seen is also the reported threads' exits after their last Python code.
+  const std::string where = c.reports->reported > 0
+                                ? " of CPU ran in threads that lived between two readings, or in threads' exits after their report ("
+                                : " of CPU ran in threads that lived between two readings (";
   if (out.coverage && *out.coverage < ThreadStates::kMinCoverage && missed > 0)
-    why.push_back(seconds(missed) + " of the tree's " + seconds(c.kernel) + " of CPU ran in threads that lived between two readings (" +
-                  group_thousands(read) + (read == 1 ? " thread seen" : " threads seen") +
+    why.push_back(seconds(missed) + " of the tree's " + seconds(c.kernel) + where + group_thousands(read) +
+                  (read == 1 ? " thread seen" : " threads seen") +
                   (only > 0 ? ", " + group_thousands(only) + " more known only from their end)" : ")"));
   return why;
 }

@@ -197,12 +197,13 @@ struct GilReport {
   std::uint64_t object_offset = 0;
 };
 
-// What the runner said of one of its threading.Thread threads as it ended (protocol's ThreadEnd): exact
-// counters, read by the thread itself while it ran, and its life on the same clock as the sampler's.
+// What the runner said of one of its threading.Thread threads as it ended (protocol's ThreadEnd): its CPU
+// time, exact, read by the thread itself, and its life on the same clock as the sampler's. Not its time
+// waiting for a core (only /proc has that, too dear to read per thread).
 struct ThreadEndReport {
   pid_t tid = 0;
   std::int64_t started_ns = 0, ended_ns = 0;  // CLOCK_MONOTONIC: its start() in its parent; its end
-  std::int64_t cpu_ns = 0, runqueue_ns = 0;   // on a CPU, waiting for one: over its whole life
+  std::int64_t cpu_ns = 0;                    // on a CPU, over its whole life
 };
 
 // Every thread end the runner reported for its own process (the run's root), and how many it left out.
@@ -219,9 +220,10 @@ struct ThreadEnds {
 // In measure/thread_classify.cpp: the totals and the timeline come from the same intervals.
 // `not_the_case`: the runner's own helper threads (none of the case's), left out.
 // `ends`: the root's threads as they reported their ends. Each closes what the sampler read of that thread
-// (matched by tid and time) with exact counters from its start to its end; a thread the sampler never read
-// is known from its report alone. Its off-CPU time that no reading saw a wait for is `unclassified_ns`:
-// never in `times`, so it counts neither as GIL wait nor as any other (measure/thread_classify.cpp).
+// (matched by tid and time) from its start to its end, with its exact CPU time; a thread the sampler never
+// read is known from its report alone. Its time off a CPU that no reading classified (after its last
+// reading, or all of it when never read) is `unclassified_ns`: never in `times`, so it counts neither as
+// GIL wait nor as any other (measure/thread_classify.cpp).
 ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,
                               const std::string& unlocated_why, const std::vector<pid_t>& not_the_case = {},
                               const ThreadEnds& ends = {});

@@ -150,7 +150,7 @@ ThreadEnds thread_ends_of(const ChildResult& child) {
   if (!cs) return out;
   auto take = [&](const protocol::Outcome& o) {
     for (const auto& e : o.thread_ends)
-      out.reports.push_back({static_cast<pid_t>(e.native_id), e.started_ns, e.ended_ns, e.cpu_ns, e.runqueue_ns});
+      out.reports.push_back({static_cast<pid_t>(e.native_id), e.started_ns, e.ended_ns, e.cpu_ns});
     out.dropped += o.thread_ends_dropped;
   };
   take(cs->outcome);
