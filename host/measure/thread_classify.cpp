@@ -21,6 +21,9 @@ struct Interval {
   // run-queue time after all.
   ThreadTimes provisional;
   std::optional<ThreadState> lead, tail;  // the wait it was seen in at its start, at its end
+  // Off-CPU time of a thread whose end was reported, before any wait was seen: known to be off a CPU
+  // (its counters are exact at its end), not in what. In no state.
+  std::int64_t unclassified = 0;
 };
 
 // One thread's readings → its intervals.
@@ -52,10 +55,25 @@ class ThreadAccount {
   }
 
   // After the last reading: off-CPU time of a thread never seen waiting is the run queue's. It was
-  // runnable at every reading, and a queued thread's current wait is not yet in its counters.
-  const std::vector<Interval>& finish() {
-    name_unseen(ThreadState::runqueue);
+  // runnable at every reading, and a queued thread's current wait is not yet in its counters. Unless
+  // its end was reported (`exact_end`): a thread known to have lived on after its last reading, with
+  // its CPU time exact to its end, may have waited in anything; what no reading saw is unclassified.
+  const std::vector<Interval>& finish(bool exact_end) {
+    if (exact_end) leave_unseen_unclassified();
+    else name_unseen(ThreadState::runqueue);
     return intervals_;
+  }
+
+  // The interval up to a reported end: its CPU time is exact, its time waiting for a core unknown (the
+  // report has none), so the rest of it is a wait nothing classified.
+  void close_unclassified() {
+    Interval& iv = intervals_.back();
+    for (ThreadState s : kThreadStates) {
+      if (s == ThreadState::cpu) continue;
+      iv.unclassified += iv.times[s];
+      iv.times[s] = 0;
+      iv.provisional[s] = 0;
+    }
   }
 
  private:
@@ -132,6 +150,16 @@ class ThreadAccount {
     unseen_.clear();
   }
 
+  void leave_unseen_unclassified() {
+    for (std::size_t k : unseen_) {
+      Interval& iv = intervals_[k];
+      iv.unclassified += iv.times[ThreadState::other];
+      iv.times[ThreadState::other] = 0;
+      iv.provisional[ThreadState::other] = 0;
+    }
+    unseen_.clear();
+  }
+
   const ProcessGils& gils_;
   const ThreadReading* prev_ = nullptr;
   std::optional<ThreadState> sticky_;  // the wait it was last seen in
@@ -180,11 +208,19 @@ void draw(std::vector<ThreadSegment>& timeline, std::int64_t from, std::int64_t 
   }
 }
 
+// What an interval's stretch of the timeline shows: its states, and its unclassified time as `other` (a
+// wait, not told which; the totals keep it apart, in unclassified_ns).
+ThreadTimes drawn(const Interval& iv) {
+  ThreadTimes t = iv.times;
+  t[ThreadState::other] += iv.unclassified;
+  return t;
+}
+
 // The intervals, or buckets of them when there are too many, each drawn in proportion to its states: at
 // most ThreadRecord::kMaxSegments segments, whose time per state is the totals'.
 std::vector<ThreadSegment> timeline_of(const std::vector<Interval>& intervals) {
   std::vector<ThreadSegment> out;
-  for (const auto& iv : intervals) draw(out, iv.start_ns, iv.end_ns, iv.times, drawing_order(iv));
+  for (const auto& iv : intervals) draw(out, iv.start_ns, iv.end_ns, drawn(iv), drawing_order(iv));
   if (out.size() <= ThreadRecord::kMaxSegments || intervals.empty()) return out;
   const std::int64_t origin = intervals.front().start_ns;
   const std::int64_t span = std::max<std::int64_t>(1, intervals.back().end_ns - origin);
@@ -192,7 +228,7 @@ std::vector<ThreadSegment> timeline_of(const std::vector<Interval>& intervals) {
     std::vector<ThreadTimes> in_bucket(buckets);
     for (const auto& iv : intervals) {
       const auto b = std::min<std::size_t>(buckets - 1, static_cast<std::size_t>((iv.start_ns - origin) * static_cast<std::int64_t>(buckets) / span));
-      in_bucket[b] += iv.times;
+      in_bucket[b] += drawn(iv);
     }
     out.clear();
     const std::vector<ThreadState> order(kThreadStates.begin(), kThreadStates.end());
@@ -204,20 +240,53 @@ std::vector<ThreadSegment> timeline_of(const std::vector<Interval>& intervals) {
   return out;
 }
 
-ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils) {
+// A reading at each end of a reported thread's life, where the sampler did not read it there: at its start
+// (nothing used yet) and at its end (running, its CPU time as it reported, never below what a reading of
+// its exit showed; its wait for a core not known, so left as last read: the interval it closes is
+// unclassified but for its CPU time, ThreadAccount::close_unclassified).
+struct ReportedEnds {
+  std::optional<ThreadReading> first, last;
+};
+
+ReportedEnds reported_ends(const ThreadEndReport& e, std::int64_t origin_ns, const std::vector<ThreadReading>& seen) {
+  ReportedEnds out;
+  ThreadReading start;
+  start.t_ns = std::max<std::int64_t>(0, e.started_ns - origin_ns);
+  start.syscall.kind = SyscallReading::Kind::running;
+  if (seen.empty() || start.t_ns < seen.front().t_ns) out.first = start;
+  ThreadReading end;
+  end.t_ns = e.ended_ns - origin_ns;
+  end.cpu_ns = std::max(e.cpu_ns, seen.empty() ? 0 : seen.back().cpu_ns);
+  end.delay_ns = seen.empty() ? 0 : seen.back().delay_ns;
+  end.syscall.kind = SyscallReading::Kind::running;
+  if (seen.empty() || end.t_ns > seen.back().t_ns) out.last = end;
+  return out;
+}
+
+// One thread's record from its readings, closed by its report of its end where there is one.
+ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils, const ThreadEndReport* report, std::int64_t origin_ns) {
   ThreadRecord rec;
   rec.pid = t.pid;
   rec.tid = t.tid;
   rec.name = t.name;
   rec.gil_located = gils.located;
+  const ReportedEnds ends = report ? reported_ends(*report, origin_ns, t.readings) : ReportedEnds{};
   ThreadAccount account(gils);
+  if (ends.first) account.add(*ends.first);
   for (const auto& r : t.readings) account.add(r);
-  const auto& intervals = account.finish();
+  if (ends.last) {
+    account.add(*ends.last);
+    account.close_unclassified();
+  }
+  const auto& intervals = account.finish(report != nullptr);
   if (!intervals.empty()) {
     rec.start_ns = intervals.front().start_ns;
     rec.end_ns = intervals.back().end_ns;
   }
-  for (const auto& iv : intervals) rec.times += iv.times;
+  for (const auto& iv : intervals) {
+    rec.times += iv.times;
+    rec.unclassified_ns += iv.unclassified;
+  }
   rec.timeline = timeline_of(intervals);
   return rec;
 }
@@ -246,17 +315,100 @@ ProcessGils gils_of_process(const ThreadObservations::Process& process, const Pr
 
 std::string seconds(std::int64_t ns) { return format_seconds(static_cast<double>(ns) / 1e9); }
 
+// The runner's reports of its threads' ends, by tid, each used once: a report goes to the sampler's track of
+// its tid whose readings lie within the life it reports (the kernel reuses tids), else it stands alone.
+class ReportIndex {
+ public:
+  ReportIndex(const ThreadEnds& ends, std::int64_t origin_ns) : ends_(ends), origin_(origin_ns), used_(ends.reports.size()) {
+    for (std::size_t i = 0; i < ends.reports.size(); ++i) by_tid_.emplace(ends.reports[i].tid, i);
+  }
+
+  // `t`'s report, or nullptr. A reading may come just after the reported end (the thread was still
+  // exiting): kSlackNs of it.
+  const ThreadEndReport* take(const ThreadTrack& t) {
+    if (t.readings.empty()) return nullptr;
+    const auto [lo, hi] = by_tid_.equal_range(t.tid);
+    for (auto it = lo; it != hi; ++it) {
+      const ThreadEndReport& e = ends_.reports[it->second];
+      if (used_[it->second] || e.started_ns - origin_ > t.readings.front().t_ns ||
+          t.readings.back().t_ns > e.ended_ns - origin_ + kSlackNs)
+        continue;
+      used_[it->second] = true;
+      return &e;
+    }
+    return nullptr;
+  }
+
+  // The reports no track took: threads the sampler never read.
+  std::vector<const ThreadEndReport*> unused() const {
+    std::vector<const ThreadEndReport*> out;
+    for (std::size_t i = 0; i < used_.size(); ++i)
+      if (!used_[i]) out.push_back(&ends_.reports[i]);
+    return out;
+  }
+
+ private:
+  static constexpr std::int64_t kSlackNs = 20000000;
+  const ThreadEnds& ends_;
+  std::int64_t origin_;
+  std::vector<bool> used_;
+  std::multimap<pid_t, std::size_t> by_tid_;
+};
+
+// What the reports change in the coverage, per process: the CPU of reported threads after the sampler's
+// last reading of them (those that ended before the process's last checkpoint, which the kernel's count
+// includes), and the CPU of threads whose time is partly unclassified, in that part's proportion: their
+// waits are not known.
+struct ReportedCpu {
+  std::map<pid_t, std::int64_t> added, uncovered;
+  long reported = 0, reported_only = 0;  // threads with a report; of them, never read by the sampler
+
+  void note(const ThreadRecord& rec, const ThreadEndReport& e, const ThreadTrack& t, const ThreadObservations& obs) {
+    ++reported;
+    if (t.readings.empty()) ++reported_only;
+    const auto p = obs.processes.find(t.pid);
+    const std::int64_t checkpoint = p != obs.processes.end() ? p->second.checkpoint_ns : -1;
+    if (checkpoint >= 0 && e.ended_ns - obs.start_ns > checkpoint) return;  // not in the kernel's count yet
+    const std::int64_t cpu = rec.times[ThreadState::cpu];
+    added[t.pid] += std::max<std::int64_t>(0, cpu - (t.readings.empty() ? 0 : t.readings.back().cpu_ns));
+    const std::int64_t life = rec.times.lived_ns() + rec.unclassified_ns;
+    if (rec.unclassified_ns > 0 && life > 0)
+      uncovered[t.pid] += static_cast<std::int64_t>(static_cast<double>(cpu) * static_cast<double>(rec.unclassified_ns) / static_cast<double>(life));
+  }
+};
+
+// The coverage's figures: the tree's CPU (the kernel's counts), what the threads with a known GIL wait
+// account for, what those whose GIL was not located do, and the reports' part.
+struct CoverageCounts {
+  std::int64_t kernel = 0, seen = 0, unlocated = 0;
+  long unlocated_processes = 0;
+  bool script_interpreters = false;
+  const ReportedCpu* reports = nullptr;
+  std::int64_t dropped = 0;  // thread ends the runner did not report (past its cap)
+};
+
+// Why the Python threads' time is partly unclassified and what the runner left out, in plain words.
+void reported_reasons(const ThreadStates& out, const CoverageCounts& c, std::vector<std::string>& why) {
+  const std::int64_t life = out.python_totals.lived_ns() + out.python_unclassified_ns;
+  const long only = c.reports->reported_only, reported = c.reports->reported;
+  if (out.python_unclassified_ns > 0 && out.python_unclassified_ns * 100 >= life)
+    why.push_back(seconds(out.python_unclassified_ns) + " of the Python threads' " + seconds(life) +
+                  " off a CPU in waits no reading saw (" + group_thousands(only) +
+                  (only == 1 ? " thread known only from its report of its end)" : " threads known only from their report of their end)"));
+  if (c.dropped > 0)
+    why.push_back("the runner reported the ends of " + group_thousands(reported) + (reported == 1 ? " thread" : " threads") +
+                  ", not of " + group_thousands(static_cast<long long>(c.dropped)) + " more (its cap)");
+}
+
 // Why the threads seen account for less than the kernel's count: each reason in plain words.
-std::vector<std::string> coverage_reasons(const ThreadObservations& obs, const ThreadStates& out, std::int64_t kernel,
-                                          std::int64_t seen, std::int64_t unlocated, long unlocated_processes,
-                                          bool script_interpreters) {
+std::vector<std::string> coverage_reasons(const ThreadObservations& obs, const ThreadStates& out, const CoverageCounts& c) {
   const auto& m = obs.misses;
   std::vector<std::string> why;
-  if (unlocated > 0 && script_interpreters)
-    why.push_back("the script's own subinterpreters: their GILs are not located (" + seconds(unlocated) + " of CPU)");
-  else if (unlocated > 0)
-    why.push_back("GIL not located in " + group_thousands(unlocated_processes) + " process" + (unlocated_processes == 1 ? "" : "es") +
-                  " (" + seconds(unlocated) + " of CPU): their GIL wait is unknown");
+  if (c.unlocated > 0 && c.script_interpreters)
+    why.push_back("the script's own subinterpreters: their GILs are not located (" + seconds(c.unlocated) + " of CPU)");
+  else if (c.unlocated > 0)
+    why.push_back("GIL not located in " + group_thousands(c.unlocated_processes) + " process" + (c.unlocated_processes == 1 ? "" : "es") +
+                  " (" + seconds(c.unlocated) + " of CPU): their GIL wait is unknown");
   if (m.fd_threads > 0 || m.fd_processes > 0)
     why.push_back("descriptors ran out: " + group_thousands(m.fd_threads) + " threads and " + group_thousands(m.fd_processes) +
                   " processes not read");
@@ -264,49 +416,55 @@ std::vector<std::string> coverage_reasons(const ThreadObservations& obs, const T
   if (m.capped_reads > 0)
     why.push_back(std::to_string(ThreadStateSampler::kMaxThreadsPerTick) + "-thread cap: up to " + group_thousands(m.most_due) +
                   " threads due in one tick, read in turn");
-  const std::int64_t missed = kernel - seen - unlocated;
+  reported_reasons(out, c, why);
+  const std::int64_t missed = c.kernel - c.seen - c.unlocated;
+  const long read = static_cast<long>(obs.threads.size()), only = c.reports->reported_only;
+  // With reports, CPU in no thread seen is also the reported threads' exits after their last Python code.
+  const std::string where = c.reports->reported > 0
+                                ? " of CPU ran in threads that lived between two readings, or in threads' exits after their report ("
+                                : " of CPU ran in threads that lived between two readings (";
   if (out.coverage && *out.coverage < ThreadStates::kMinCoverage && missed > 0)
-    why.push_back(seconds(missed) + " of the tree's " + seconds(kernel) + " of CPU ran in threads that lived between two readings (" +
-                  group_thousands(static_cast<long>(obs.threads.size())) +
-                  (obs.threads.size() == 1 ? " thread seen)" : " threads seen)"));
+    why.push_back(seconds(missed) + " of the tree's " + seconds(c.kernel) + where + group_thousands(read) +
+                  (read == 1 ? " thread seen" : " threads seen") +
+                  (only > 0 ? ", " + group_thousands(only) + " more known only from their end)" : ")"));
   return why;
 }
 
-// thread_states.coverage: the share of the tree's CPU (each process's kernel count at its last
-// checkpoint) that threads with a known GIL wait account for, by then; and why the rest was not seen.
-void account_coverage(const ThreadObservations& obs, const std::map<pid_t, bool>& located, bool script_interpreters,
-                      ThreadStates& out) {
-  std::int64_t kernel = 0, seen = 0, unlocated = 0;
-  long unlocated_processes = 0;
-  for (const auto& [pid, p] : obs.processes) {
-    if (p.cpu_ns < 0) continue;
-    kernel += p.cpu_ns;
-    const auto known = located.find(pid);
-    const std::int64_t mine = std::min(p.seen_cpu_ns, p.cpu_ns + 10000000);  // the kernel's count is in 10 ms ticks
-    if (known != located.end() && !known->second) {
-      unlocated += mine;
-      ++unlocated_processes;
-    } else {
-      seen += mine;
-    }
-  }
-  if (kernel <= 0) return;  // nothing ran long enough to count: not measured
-  out.coverage = std::min(1.0, static_cast<double>(seen) / static_cast<double>(kernel));
-  for (const auto& w : coverage_reasons(obs, out, kernel, seen, unlocated, unlocated_processes, script_interpreters))
-    out.coverage_why += (out.coverage_why.empty() ? "" : "; ") + w;
+std::int64_t at(const std::map<pid_t, std::int64_t>& m, pid_t pid) {
+  const auto it = m.find(pid);
+  return it == m.end() ? 0 : it->second;
 }
 
-}  // namespace
+// thread_states.coverage: the smaller of two shares. The share of the tree's CPU (each process's kernel
+// count at its last checkpoint) that threads with a known GIL wait account for, by then; and the share of
+// the Python threads' time that is classified (reported threads' waits that no reading saw are not). Then
+// why the rest was not seen.
+void account_coverage(const ThreadObservations& obs, const std::map<pid_t, bool>& located, CoverageCounts c, ThreadStates& out) {
+  for (const auto& [pid, p] : obs.processes) {
+    if (p.cpu_ns < 0) continue;
+    c.kernel += p.cpu_ns;
+    const auto known = located.find(pid);
+    const std::int64_t seen = p.seen_cpu_ns + at(c.reports->added, pid) - at(c.reports->uncovered, pid);
+    const std::int64_t mine = std::clamp<std::int64_t>(seen, 0, p.cpu_ns + 10000000);  // the kernel's count is in 10 ms ticks
+    if (known != located.end() && !known->second) {
+      c.unlocated += mine;
+      ++c.unlocated_processes;
+    } else {
+      c.seen += mine;
+    }
+  }
+  if (c.kernel <= 0) return;  // nothing ran long enough to count: not measured
+  const std::int64_t lived = out.python_totals.lived_ns(), life = lived + out.python_unclassified_ns;
+  const double classified = life > 0 ? static_cast<double>(lived) / static_cast<double>(life) : 1.0;
+  out.coverage = std::min({1.0, static_cast<double>(c.seen) / static_cast<double>(c.kernel), classified});
+  for (const auto& w : coverage_reasons(obs, out, c)) out.coverage_why += (out.coverage_why.empty() ? "" : "; ") + w;
+}
 
-ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,
-                              const std::string& unlocated_why, const std::vector<pid_t>& not_the_case) {
-  ThreadStates out;
-  out.interval_ms = obs.interval_ms;
-  out.samples = obs.ticks;
-  out.cost_ns = obs.cost_ns;
+// The root's GILs from what the runner said; `out` records them and says how GIL waits were told apart.
+ProcessGils root_gils_of(const std::vector<GilReport>& gils, const std::string& unlocated_why, bool& script_interpreters,
+                         ThreadStates& out) {
   ProcessGils root_gils;
   root_gils.located = !gils.empty();
-  bool script_interpreters = false;  // the script made interpreters: their GILs not located
   for (const auto& g : gils) {
     if (g.interpreter < 0) {
       script_interpreters = true;
@@ -317,12 +475,34 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
   }
   out.gil = !root_gils.located ? unlocated_why : root_gils.windows.empty() ? "none" : "located";
   if (script_interpreters) root_gils.located = false;
+  return root_gils;
+}
 
-  auto excluded = [&](const ThreadTrack& t) {
-    return std::find(not_the_case.begin(), not_the_case.end(), t.tid) != not_the_case.end();
-  };
+// Adds one thread's record to the totals, and to the list while it has room.
+void keep_record(ThreadRecord rec, ThreadStates& out) {
+  if (rec.python) {
+    out.python_totals += rec.times;
+    out.python_unclassified_ns += rec.unclassified_ns;
+  }
+  if (static_cast<int>(out.threads.size()) < kMaxThreadsKept) out.threads.push_back(std::move(rec));
+  else ++out.threads_not_kept;
+}
+
+}  // namespace
+
+ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,
+                              const std::string& unlocated_why, const std::vector<pid_t>& not_the_case,
+                              const ThreadEnds& ends) {
+  ThreadStates out;
+  out.interval_ms = obs.interval_ms;
+  out.samples = obs.ticks;
+  out.cost_ns = obs.cost_ns;
+  CoverageCounts counts;
+  const ProcessGils root_gils = root_gils_of(gils, unlocated_why, counts.script_interpreters, out);
+  auto excluded = [&](pid_t tid) { return std::find(not_the_case.begin(), not_the_case.end(), tid) != not_the_case.end(); };
   std::map<pid_t, int> threads_of;
   for (const auto& t : obs.threads) ++threads_of[t.pid];
+  if (!ends.reports.empty()) threads_of[obs.root] += static_cast<int>(ends.reports.size());
   std::map<pid_t, ProcessGils> gils_by_pid;
   std::map<pid_t, bool> located;
   for (const auto& [pid, count] : threads_of) {
@@ -331,16 +511,26 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
     gils_by_pid[pid] = gils_of_process(process, root_gils, gils, count);
     located[pid] = gils_by_pid[pid].located || !process.python;
   }
-  for (const auto& t : obs.threads) {
-    if (excluded(t)) continue;
-    const auto found = obs.processes.find(t.pid);
-    ThreadRecord rec = record_of(t, gils_by_pid[t.pid]);
-    rec.python = found != obs.processes.end() && found->second.python;
-    if (rec.python) out.python_totals += rec.times;
-    if (static_cast<int>(out.threads.size()) < kMaxThreadsKept) out.threads.push_back(std::move(rec));
-    else ++out.threads_not_kept;
-  }
-  account_coverage(obs, located, script_interpreters, out);
+  auto is_python = [&](pid_t pid) {
+    const auto found = obs.processes.find(pid);
+    return found != obs.processes.end() && found->second.python;
+  };
+  ReportIndex index(ends, obs.start_ns);
+  ReportedCpu reported;
+  auto add = [&](const ThreadTrack& t, const ThreadEndReport* report) {
+    ThreadRecord rec = record_of(t, gils_by_pid[t.pid], report, obs.start_ns);
+    rec.python = is_python(t.pid);
+    if (report) reported.note(rec, *report, t, obs);
+    keep_record(std::move(rec), out);
+  };
+  for (const auto& t : obs.threads)
+    if (!excluded(t.tid)) add(t, t.pid == obs.root ? index.take(t) : nullptr);
+  for (const ThreadEndReport* e : index.unused())
+    if (!excluded(e->tid)) add(ThreadTrack{obs.root, e->tid, "", {}}, e);
+  out.threads_reported = static_cast<int>(reported.reported);
+  counts.reports = &reported;
+  counts.dropped = ends.dropped;
+  account_coverage(obs, located, counts, out);
   return out;
 }
 

@@ -209,6 +209,7 @@ void ThreadStateSampler::keep_reading(Track& t, const ThreadReading& r) {
 ThreadStateSampler::ThreadStateSampler(pid_t root, std::int64_t start_ns, int interval_ms)
     : root_(root), start_ns_(start_ns) {
   obs_.interval_ms = interval_ms;
+  obs_.start_ns = start_ns;
   obs_.root = root;
 }
 
@@ -334,6 +335,7 @@ void ThreadStateSampler::process_ended(pid_t pid, std::int64_t cpu_ns) {
   if (p == processes_.end() || o == obs_.processes.end()) return;
   o->second.cpu_ns = cpu_ns;
   o->second.seen_cpu_ns = p->second.seen_cpu_ns;
+  o->second.checkpoint_ns = monotonic_ns() - start_ns_;
 }
 
 // Descriptors ran out: none is kept open from now on (each read opens and closes its file).
@@ -422,6 +424,7 @@ void ThreadStateSampler::end_tick() {
     ThreadObservations::Process& o = obs_.processes[pid];
     o.cpu_ns = p.checkpoint_cpu_ns;
     o.seen_cpu_ns = p.seen_cpu_ns;
+    o.checkpoint_ns = t0 - start_ns_;
   }
   checkpoints_.clear();
   due_.clear();

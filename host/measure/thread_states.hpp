@@ -82,6 +82,7 @@ struct ThreadTrack {
 // What the sampler read of one run, before classification.
 struct ThreadObservations {
   int interval_ms = 0;
+  std::int64_t start_ns = 0;  // CLOCK_MONOTONIC at the sampler's start: readings' t_ns count from here
   std::int64_t ticks = 0;
   std::int64_t cost_ns = 0;
   pid_t root = 0;
@@ -97,6 +98,7 @@ struct ThreadObservations {
     // zombie), and what its threads' readings accounted for by then. -1: no checkpoint.
     std::int64_t cpu_ns = -1;
     std::int64_t seen_cpu_ns = 0;
+    std::int64_t checkpoint_ns = -1;  // when that checkpoint was (since the sampler started)
   };
   std::map<pid_t, Process> processes;
   std::vector<ThreadTrack> threads;
@@ -202,6 +204,21 @@ struct GilReport {
   std::uint64_t object_offset = 0;
 };
 
+// What the runner said of one of its threading.Thread threads as it ended (protocol's ThreadEnd): its CPU
+// time, exact, read by the thread itself, and its life on the same clock as the sampler's. Not its time
+// waiting for a core (only /proc has that, too dear to read per thread).
+struct ThreadEndReport {
+  pid_t tid = 0;
+  std::int64_t started_ns = 0, ended_ns = 0;  // CLOCK_MONOTONIC: its start() in its parent; its end
+  std::int64_t cpu_ns = 0;                    // on a CPU, over its whole life
+};
+
+// Every thread end the runner reported for its own process (the run's root), and how many it left out.
+struct ThreadEnds {
+  std::vector<ThreadEndReport> reports;
+  std::int64_t dropped = 0;
+};
+
 // The record's thread states: `gils` apply to the root process and to its forks (the same addresses);
 // in other Python processes that load the main interpreter's GIL's object, that GIL is at their load
 // address plus its offset; other processes' GILs are not located unless they have one thread (a lone
@@ -209,7 +226,13 @@ struct GilReport {
 // is empty. The coverage counts only threads whose GIL wait is known.
 // In measure/thread_classify.cpp: the totals and the timeline come from the same intervals.
 // `not_the_case`: the runner's own helper threads (none of the case's), left out.
+// `ends`: the root's threads as they reported their ends. Each closes what the sampler read of that thread
+// (matched by tid and time) from its start to its end, with its exact CPU time; a thread the sampler never
+// read is known from its report alone. Its time off a CPU that no reading classified (after its last
+// reading, or all of it when never read) is `unclassified_ns`: never in `times`, so it counts neither as
+// GIL wait nor as any other (measure/thread_classify.cpp).
 ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<GilReport>& gils,
-                              const std::string& unlocated_why, const std::vector<pid_t>& not_the_case = {});
+                              const std::string& unlocated_why, const std::vector<pid_t>& not_the_case = {},
+                              const ThreadEnds& ends = {});
 
 }  // namespace gilhost

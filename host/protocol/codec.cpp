@@ -67,6 +67,12 @@ void to_json(json& j, const Outcome& o) {
        {"python_version", o.python_version}};
   if (!o.thread_names.empty()) j["thread_names"] = o.thread_names;  // [[tid, name], ...]
   if (o.main_native_id) j["main_native_id"] = *o.main_native_id;
+  if (!o.thread_ends.empty()) {
+    json ends = json::array();  // [[native_id, started_ns, ended_ns, cpu_ns], ...]
+    for (const ThreadEnd& e : o.thread_ends) ends.push_back({e.native_id, e.started_ns, e.ended_ns, e.cpu_ns});
+    j["thread_ends"] = std::move(ends);
+  }
+  if (o.thread_ends_dropped > 0) j["thread_ends_dropped"] = o.thread_ends_dropped;
 }
 
 void to_json(json& j, const InterpreterOutcome& one) {
@@ -257,6 +263,12 @@ Outcome outcome_from(const json& j) {
     o.thread_names.emplace_back(as_int64(t[0], "thread_names"), t[1].get<std::string>());
   }
   read(j, "main_native_id", o.main_native_id);
+  for (const json& e : array_at(j, "thread_ends")) {
+    if (!e.is_array() || e.size() != 4) wrong("thread_ends", "a list of [native_id, started_ns, ended_ns, cpu_ns]");
+    o.thread_ends.push_back({as_int64(e[0], "thread_ends"), as_int64(e[1], "thread_ends"), as_int64(e[2], "thread_ends"),
+                             as_int64(e[3], "thread_ends")});
+  }
+  read(j, "thread_ends_dropped", o.thread_ends_dropped);
   return o;
 }
 

@@ -294,6 +294,7 @@ void thread_fields(Thread& t, Visit&& visit) {  // and its times and timeline
   visit("gil_located", t.gil_located);
   visit("start_ns", t.start_ns);
   visit("end_ns", t.end_ns);
+  visit("unclassified_ns", t.unclassified_ns);
 }
 
 template <typename States, typename Visit>
@@ -305,6 +306,8 @@ void thread_states_fields(States& s, Visit&& visit) {  // and the totals and the
   visit("cost_ns", s.cost_ns);
   visit("coverage_why", s.coverage_why);
   visit("method", s.method);
+  visit("python_unclassified_ns", s.python_unclassified_ns);
+  visit("threads_reported", s.threads_reported);
 }
 
 json thread_json(const ThreadRecord& t) {

@@ -60,6 +60,9 @@ struct ThreadRecord {
   bool gil_located = false;  // its process's GIL was located, so GIL waits are told from lock waits
   std::int64_t start_ns = 0, end_ns = 0;  // first and last sight, since the run's spawn
   ThreadTimes times;
+  // Off-CPU time no reading saw a wait for, in a thread whose end the runner reported (its exact counters
+  // show the time off a CPU, nothing shows in what): in no state of `times`, so neither GIL wait nor not.
+  std::int64_t unclassified_ns = 0;
   std::vector<ThreadSegment> timeline;  // at the sampler's resolution (coarser past kMaxSegments)
   static constexpr std::size_t kMaxSegments = 2000;
 };
@@ -80,6 +83,8 @@ struct ThreadStates {
   // Threads past the number kept one by one (a run with thousands): only in `python_totals`/`all_totals`.
   int threads_not_kept = 0;
   ThreadTimes python_totals;  // across the threads of the run's Python processes
+  std::int64_t python_unclassified_ns = 0;  // their `unclassified_ns`, together: outside python_totals
+  int threads_reported = 0;  // threads whose end the runner reported (threading's), seen or not by the sampler
   std::int64_t cost_ns = 0;   // what reading the threads cost the sampler
   // The share of the process tree's CPU time (the kernel's per-process cumulative counts, which include
   // threads that have ended) that the threads seen account for; nullopt where it was not measured (an
@@ -91,7 +96,8 @@ struct ThreadStates {
   // call events); "" in older files, which were sampled.
   std::string method = "sampled";
 
-  // Time waiting for the GIL / time the Python threads lived: the headline figure.
+  // Time waiting for the GIL / the Python threads' classified time: the headline figure. Unclassified time
+  // is in neither; `coverage` says how much of their time that leaves out.
   double gil_wait_share() const { return python_totals.share(ThreadState::gil); }
 };
 

@@ -143,6 +143,21 @@ std::string missing_case_note(const ChildResult& child) {
   return "the process exited before the case was reported (os._exit(0), or did the script close fd " + fd + "?)";
 }
 
+// What the runner's threads said of themselves as they ended (the case's outcome, or each subinterpreter's).
+ThreadEnds thread_ends_of(const ChildResult& child) {
+  ThreadEnds out;
+  const protocol::CaseEvent* cs = find_event(child.events.case_event);
+  if (!cs) return out;
+  auto take = [&](const protocol::Outcome& o) {
+    for (const auto& e : o.thread_ends)
+      out.reports.push_back({static_cast<pid_t>(e.native_id), e.started_ns, e.ended_ns, e.cpu_ns});
+    out.dropped += o.thread_ends_dropped;
+  };
+  take(cs->outcome);
+  for (const auto& one : cs->per_interpreter) take(one.outcome);
+  return out;
+}
+
 // Where the run's threads spent their time, told apart with what the runner said of its GILs.
 std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std::string& mode) {
   if (child.threads.empty() && !child.exact) return std::nullopt;
@@ -164,7 +179,7 @@ std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std
     const auto ns = [](const timeval& tv) { return std::int64_t{tv.tv_sec} * 1000000000 + std::int64_t{tv.tv_usec} * 1000; };
     return exact_thread_states(*child.exact, gils, unlocated, helpers, ns(child.usage.ru_utime) + ns(child.usage.ru_stime));
   }
-  return classify_threads(child.threads, gils, unlocated, helpers);
+  return classify_threads(child.threads, gils, unlocated, helpers, thread_ends_of(child));
 }
 
 // Which run this was: the case, the build, the round.
@@ -310,7 +325,11 @@ void take_outcome(RunRecord& r, const Interpreter& in, const ChildResult& child)
   r.gil_forced = in.gil_forced || outcome.gil_forced;
   r.gil_reenabled_by = gil_reenabled_by(outcome, in.free_threaded, r.gil_forced, child.stderr_text);
   r.threads_alive_at_end = outcome.threads_alive;
-  if (cs && cs->mode == protocol::RunMode::subinterpreters) r.per_interpreter = cs->per_interpreter;
+  if (cs && cs->mode == protocol::RunMode::subinterpreters) {
+    std::vector<protocol::InterpreterOutcome> per = cs->per_interpreter;
+    for (auto& one : per) one.outcome.thread_ends.clear();  // read into thread_states, not kept
+    r.per_interpreter = per;
+  }
   r.stdout_text = child.stdout_text;
   r.stderr_text = child.stderr_text;
   r.stdout_bytes = child.stdout_bytes;
