@@ -25,6 +25,12 @@ struct Bar {
   std::string build;
   std::optional<double> value;
   std::string text, tip;
+  // A ratio that claims no direction (its 95 % interval holds 1, or it has none): drawn as an outline.
+  bool claims = true;
+  // Its spread, drawn as a whisker; a value without one (a single run) does not set the axis, and past it
+  // stops at the plot's edge with a "»".
+  std::optional<std::pair<double, double>> interval;
+  bool spread_known = true;
 };
 // A vertical line across the bars: the article's figure, one core, the machine's cores.
 struct Marker {
@@ -32,20 +38,60 @@ struct Marker {
   std::string label, css;
 };
 
+// One bar, its whisker and its text: filled where it claims a value, an outline where it does not.
+template <typename X>
+std::string bar_svg(const Bar& b, const std::string& bar_css, X&& x, double cy, double axis_max) {
+  const double left = x(0.0), end = x(*b.value);
+  const std::string colour = build_color(b.build);
+  const std::string paint = b.claims ? "fill=\"" + colour + "\"" : "fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\"";
+  std::string out = fmt::format("<g data-build=\"{}\"><title>{}</title><rect class=\"{}{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" rx=\"2\" {}/>",
+                                html_escape(b.build), html_escape(b.tip), bar_css, b.claims ? "" : " noclaim", svg_number(left), svg_number(cy - 6),
+                                svg_number(std::max(1.0, end - left)), paint);
+  double text_x = end;
+  if (b.interval) {
+    // A whisker that runs past the axis has no cap there: it goes on.
+    const double lo = x(b.interval->first), hi = x(b.interval->second);
+    const std::string cap = b.interval->second > axis_max ? "" : fmt::format("M{} {}V{}", svg_number(hi), svg_number(cy - 4), svg_number(cy + 4));
+    out += fmt::format("<path class=\"whisker\" d=\"M{0} {1}V{2}M{0} {3}H{4}{5}\"/>", svg_number(lo), svg_number(cy - 4), svg_number(cy + 4),
+                       svg_number(cy), svg_number(hi), cap);
+    text_x = std::max(text_x, hi);
+  }
+  const std::string text = (*b.value > axis_max ? "» " : "") + b.text;
+  return out + fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", svg_number(text_x + 6),
+                           svg_number(cy), html_escape(text));
+}
+
+// The axis: every marker and every value whose spread is known (all values where none is).
+double axis_top(const std::vector<Bar>& bars, const std::vector<Marker>& markers) {
+  const bool any_known = std::any_of(bars.begin(), bars.end(), [](const Bar& b) { return b.value && b.spread_known; });
+  double max = 0;
+  for (const auto& b : bars)
+    if (b.value && (b.spread_known || !any_known)) max = std::max(max, *b.value);
+  for (const auto& m : markers) max = std::max(max, m.value);
+  return max;
+}
+
+std::vector<double> axis_ticks(const std::vector<Bar>& bars, const std::vector<Marker>& markers) {
+  return nice_ticks(axis_top(bars, markers));
+}
+
+double axis_end(const std::vector<double>& ticks) { return ticks.back() > 0 ? ticks.back() : 1; }
+
 std::string hbar_svg(const std::string& css, const std::string& bar_css, const std::string& aria,
                      const std::vector<Bar>& bars, const std::vector<Marker>& markers, const std::string& axis) {
-  const int width = 600, left = 150, right = 84, top = 18, row_h = 20, group_h = 18, axis_h = 30;
+  const int left = 150, plot_width = 366, top = 18, row_h = 20, group_h = 18, axis_h = 30;
+  // Room for the longest value's text (about 6.2 px a character at 11 px) right of the plot.
+  std::size_t longest = 0;
+  for (const auto& b : bars) longest = std::max(longest, b.text.size() + 2);
+  const int right = std::max(84, 16 + static_cast<int>(6.2 * static_cast<double>(longest)));
+  const int width = left + plot_width + right;
   int rows_h = 0;
   for (const auto& b : bars) rows_h += row_h + (b.group.empty() ? 0 : group_h);
   const int height = top + rows_h + axis_h;
-  double max = 0;
-  for (const auto& b : bars)
-    if (b.value) max = std::max(max, *b.value);
-  for (const auto& m : markers) max = std::max(max, m.value);
-  const auto ticks = nice_ticks(max);
-  const double axis_max = ticks.back() > 0 ? ticks.back() : 1;
-  const double plot_w = width - left - right;
-  auto x = [&](double v) { return left + plot_w * std::max(0.0, v) / axis_max; };
+  const auto ticks = axis_ticks(bars, markers);
+  const double axis_max = axis_end(ticks);
+  const double plot_w = plot_width;
+  auto x = [&](double v) { return left + plot_w * std::clamp(v, 0.0, axis_max) / axis_max; };
   const int bottom = top + rows_h;
   std::string out = svg_open(css, width, height, aria);
   for (double t : ticks) {
@@ -67,11 +113,7 @@ std::string hbar_svg(const std::string& css, const std::string& bar_css, const s
     if (!b.value) {
       out += fmt::format("<text class=\"skipped\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">-</text>\n", left + 6, svg_number(cy));
     } else {
-      out += fmt::format("<g data-build=\"{}\"><title>{}</title><rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" rx=\"2\" fill=\"{}\"/>",
-                         html_escape(b.build), html_escape(b.tip), bar_css, left, svg_number(cy - 6), svg_number(std::max(1.0, x(*b.value) - left)),
-                         build_color(b.build));
-      out += fmt::format("<text class=\"value\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text></g>\n", svg_number(x(*b.value) + 6), svg_number(cy),
-                         html_escape(b.text));
+      out += bar_svg(b, bar_css, x, cy, axis_max);
     }
     y += row_h;
   }
@@ -96,13 +138,27 @@ std::string svg_label(const std::string& label, std::size_t max) {
 
 std::string headline_svg(const Section& s, const Headline& h) {
   std::vector<Bar> bars;
-  for (const auto& v : h.values) bars.push_back({"", v.build, v.value, v.text, h.spec.title + " @ " + v.build + ": " + v.text});
+  for (const auto& v : h.values) {
+    Bar bar{"", v.build, v.value, v.text, h.spec.title + " @ " + v.build + ": " + v.text, true, std::nullopt, true};
+    // A ratio of one run, or one whose interval holds 1, says no direction: it must not look like one.
+    bar.claims = v.supported;
+    if (v.estimate && v.estimate->interval) bar.interval = {v.estimate->interval->lo, v.estimate->interval->hi};
+    bar.spread_known = !v.estimate || v.estimate->interval.has_value();
+    bars.push_back(std::move(bar));
+  }
   std::vector<Marker> markers;
   if (h.spec.article) markers.push_back({*h.spec.article, "article " + h.article_text, "article"});
   // A run of other sizes: the marker would mislead; the caption says why there is none.
   const std::string caveat = h.article_text == "not comparable" ? "<div class=\"muted\">" + html_escape(s.article_caveat) + "</div>\n" : "";
+  const bool outlined = std::any_of(bars.begin(), bars.end(), [](const Bar& b) { return b.value && !b.claims; });
+  const double axis_max = axis_end(axis_ticks(bars, markers));
+  const bool past_axis = std::any_of(bars.begin(), bars.end(), [&](const Bar& b) { return b.value && *b.value > axis_max; });
+  std::string legend;
+  if (outlined) legend += "Outlined: no direction claimed (its 95 % interval holds 1, or it has none). ";
+  if (past_axis) legend += "A single run does not set the axis: » marks one past it.";
+  if (!legend.empty()) legend = "<div class=\"muted legend\">" + html_escape(legend) + "</div>\n";
   return "<figure class=\"view\"><figcaption>" + html_escape(h.spec.title) + "</figcaption>\n" + caveat +
-         hbar_svg("view", "viewbar", h.spec.title + " per build", bars, markers, h.unit.empty() ? h.spec.key : h.unit) + "</figure>\n";
+         hbar_svg("view", "viewbar", h.spec.title + " per build", bars, markers, h.unit.empty() ? h.spec.key : h.unit) + legend + "</figure>\n";
 }
 
 std::string parallelism_svg(const Section& s) {
@@ -114,7 +170,8 @@ std::string parallelism_svg(const Section& s) {
       const Cell* cell = sum.cell(c, i);
       if (!cell || cell->wall_s.n == 0) continue;
       const double v = cell->cpu_per_wall.median;
-      bars.push_back({first ? c : "", i, v, fmt::format("{:.2f}", v), fmt::format("{} @ {}: CPU / wall {:.2f} (median)", c, i, v)});
+      bars.push_back({first ? c : "", i, v, fmt::format("{:.2f}", v), fmt::format("{} @ {}: CPU / wall {:.2f} (median)", c, i, v), true,
+                      std::nullopt, true});
       first = false;
     }
   }

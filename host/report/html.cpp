@@ -92,6 +92,7 @@ svg text.marker { fill: #cf222e; }
 svg .article, svg .cores, svg .ncores { stroke: #cf222e; stroke-width: 1.4; }
 svg .one { stroke: #57606a; stroke-width: 1.2; }
 figure.view, figure.scaling { margin-bottom: 8px; }
+figure.view div.legend { font-size: 12px; max-width: 560px; margin: 2px 0 4px; }
 div.threads { margin: 8px 0 4px; }
 details.lanes { margin: 6px 0; }
 figure.lanes { margin: 6px 0; }

@@ -148,7 +148,8 @@ TEST_CASE("views: a ratio of two cases and a number from the result, per build, 
   CHECK_THAT(render_text(m), Contains("lost updates"));
   const std::string html = render_html(m);
   CHECK(report_test::count(html, "<svg class=\"view\"") == 3);
-  CHECK(report_test::count(html, "<rect class=\"viewbar\"") == 4);  // sharded never ran on 3.13
+  CHECK(report_test::count(html, "<rect class=\"viewbar") == 4);  // sharded never ran on 3.13
+  CHECK(report_test::count(html, "<rect class=\"viewbar noclaim\"") == 2);  // both ratios of 3 rounds claim nothing
   CHECK(report_test::count(html, "<line class=\"article\"") == 2);
 
   const json views = summary_json(m)["experiments"][0]["views"];
@@ -162,6 +163,38 @@ TEST_CASE("views: a ratio of two cases and a number from the result, per build, 
   CHECK(views[2]["values"][1]["ci95"].is_null());
   CHECK(views[2]["values"][1]["ci"]["level"].get<double>() == Approx(0.75));
   CHECK(views[2]["values"][1]["ci"]["lo"].get<double>() == Approx(10));
+}
+
+TEST_CASE("views: a ratio that claims nothing is drawn hollow; a single run's value does not set the axis",
+          "[report][views]") {
+  Headline h;
+  h.spec = ViewSpec{"convoy", ViewKind::ratio, "locked", "free", "", "", std::nullopt};
+  h.unit = "x";
+  // One run of a slow case: 150x, no interval, no direction. Beside it a steady 2x of 6 rounds, and a 2.4x
+  // of 3 rounds (a 75 % interval: no direction claimed, but its spread is known).
+  h.values.push_back({"3.9", 150.0, Estimate{1, 150.0, std::nullopt}, false, "no diff. n=1"});
+  h.values.push_back({"3.12", 2.0, Estimate{6, 2.0, Interval{1.8, 2.2, 0.95}}, true, "2.00x (1.80–2.20) n=6"});
+  h.values.push_back({"3.13", 2.4, Estimate{3, 2.4, Interval{2.0, 2.9, 0.75}}, false, "2.40x? (2.00–2.90) n=3"});
+  const std::string svg = headline_svg(Section{}, h);
+  CHECK(report_test::count(svg, "<rect class=\"viewbar noclaim\"") == 2);
+  CHECK(report_test::count(svg, "<rect class=\"viewbar\"") == 1);
+  CHECK(report_test::count(svg, "<path class=\"whisker\"") == 2);
+  CHECK_THAT(svg, Contains(">» no diff. n=1</text>"));
+  CHECK_THAT(svg, Contains(">2.00x (1.80–2.20) n=6</text>"));
+  CHECK_THAT(svg, Contains(">2.40x? (2.00–2.90) n=3</text>"));
+  CHECK_THAT(svg, Contains("Outlined: no direction claimed") && Contains("» marks one past it"));
+  // The axis is the measured spreads': its ticks stop at 2.5, nowhere near 150.
+  CHECK_THAT(svg, Contains(">2.5</text>"));
+  CHECK_THAT(svg, !Contains(">50</text>") && !Contains(">100</text>") && !Contains(">150</text>"));
+
+  // Where no value's spread is known, the single runs set the axis themselves (and none is past it).
+  h.values[1].estimate->interval.reset();
+  h.values[2].estimate->interval.reset();
+  const std::string no_spread = headline_svg(Section{}, h);
+  CHECK_THAT(no_spread, Contains(">150</text>"));
+  CHECK_THAT(no_spread, !Contains("»"));
+  CHECK_THAT(no_spread, !Contains("past it"));
+  CHECK(report_test::count(no_spread, "<path class=\"whisker\"") == 0);
 }
 
 namespace {
