@@ -232,17 +232,28 @@ TEST_CASE("thread states: each thread's CPU time is its own time.thread_time() w
 }
 
 TEST_CASE("thread states: a Lock held across a sleep is a lock wait, not a GIL wait", "[thread_states]") {
-  for_each_run("lock_sleep", [](const json&, const std::vector<const json*>& threads) {
-    double lock = 0, gil = 0, lived = 0;
+  for_each_run("lock_sleep", [](const json& run, const std::vector<const json*>& threads) {
+    double lock = 0, gil = 0, runqueue = 0, lived = 0;
     for (const json* t : threads)
       for (const auto& [k, v] : (*t)["ns"].items()) {
         lived += v.get<double>();
         if (k == "lock") lock += v.get<double>();
         if (k == "gil") gil += v.get<double>();
+        if (k == "runqueue") runqueue += v.get<double>();
       }
     // 3 threads, each holding the lock for a third of the time and waiting for it most of the rest.
-    CHECK(lock / lived > 0.4);
-    CHECK(gil / lived < 0.05);
+    if (!run.value("free_threaded", false)) {  // a waiter parks at once (and lets the GIL go)
+      CHECK(lock / lived > 0.4);
+      CHECK(gil / lived < 0.05);
+      return;
+    }
+    // A free-threaded build's Lock first spins: up to 40 sched_yield()s before it parks (CPython's
+    // Python/lock.c, MAX_SPIN_COUNT), still attached to its thread state. Beside two busy loops each yield
+    // can cost the waiter a time slice, so it waits in the run queue; with the GIL forced on it holds the
+    // GIL while it yields, and the other threads wait for the GIL. The kernel's own switches (exact mode)
+    // show the same (docs/thread-states.md, "A free-threaded Lock spins before it waits").
+    CHECK((lock + runqueue + gil) / lived > 0.4);
+    if (!has_gil(run)) CHECK(gil == 0);
   });
 }
 
