@@ -65,6 +65,7 @@ bool Api::load(const SharedLibrary& lib, std::string& error) {
   GILHOST_REQUIRED(PyThreadState_Swap);
   GILHOST_OPTIONAL(Py_EndInterpreter);
   GILHOST_OPTIONAL(Py_NewInterpreterFromConfig);
+  GILHOST_OPTIONAL(PySys_AddAuditHook);
   GILHOST_OPTIONAL(PyInterpreterState_Get);
   GILHOST_OPTIONAL(PyThreadState_New);
   GILHOST_OPTIONAL(PyThreadState_Clear);

@@ -106,6 +106,8 @@ struct Api {
   void (*PyThreadState_DeleteCurrent)() = nullptr;
   // 3.12+; absent means no subinterpreters with their own GIL. Returns PyStatus by value.
   PyStatus (*Py_NewInterpreterFromConfig)(PyThreadState**, const PyInterpreterConfig*) = nullptr;
+  // 3.8+: a C audit hook (runner/gil_locator: the interpreters a script makes). Optional.
+  int (*PySys_AddAuditHook)(int (*)(const char*, PyObject*, void*), void*) = nullptr;
 
   // Resolves every symbol; false with `error` naming the first required one that is missing.
   bool load(const SharedLibrary& lib, std::string& error);

@@ -215,19 +215,49 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
   return event;
 }
 
-std::optional<protocol::GilEvent> script_interpreters(const py::Api& api) {
-  // The modules every way of making interpreters from Python goes through (3.12-3.13, 3.14), looked up
-  // in sys.modules with the C API: compiling the same test as a string cost every run the compiler.
+namespace {
+
+std::atomic<int> interpreters_made{0};
+std::atomic<bool> interpreters_watched{false};
+const py::Api* watched_api = nullptr;
+
+// A runtime-wide hook, called at every audited event of every interpreter (imports, opens, sleeps...).
+// An interpreter is made with no thread state attached (_PyXI_NewInterpreter swaps it out), so its own
+// "cpython.PyInterpreterState_New" goes unheard; its first import, as it starts, is heard, in it: any
+// event from an interpreter other than the main one (`main`) says the script made one.
+int count_interpreters(const char*, py::PyObject*, void* main) {
+  if (watched_api->PyInterpreterState_Get() != main) interpreters_made.fetch_add(1, std::memory_order_relaxed);
+  return 0;
+}
+
+// The fallback: the modules every way of making interpreters from Python goes through (3.12-3.13,
+// 3.14), looked up in sys.modules. Loose: 3.14's concurrent.futures imports _interpreters to see
+// whether it can offer InterpreterPoolExecutor, and a ThreadPoolExecutor then reads as interpreters.
+bool interpreter_modules_loaded(const py::Api& api) {
   py::Ref sys(api, api.PyImport_ImportModule("sys"));
   py::Ref modules(api, sys ? api.PyObject_GetAttrString(sys.get(), "modules") : nullptr);
   if (!modules) {
     api.PyErr_Clear();
-    return std::nullopt;
+    return false;
   }
   bool used = false;
   for (const char* name : {"_interpreters", "_xxsubinterpreters"})
     used = used || api.PyDict_GetItemString(modules.get(), name) != nullptr;  // borrowed; never raises
-  if (!used) return std::nullopt;
+  return used;
+}
+
+}  // namespace
+
+void watch_script_interpreters(const py::Api& api) {
+  if (!api.PySys_AddAuditHook || !api.PyInterpreterState_Get || interpreters_watched) return;
+  watched_api = &api;
+  if (api.PySys_AddAuditHook(count_interpreters, api.PyInterpreterState_Get()) == 0) interpreters_watched = true;
+  else api.PyErr_Clear();
+}
+
+std::optional<protocol::GilEvent> script_interpreters(const py::Api& api) {
+  const bool made = interpreters_watched ? interpreters_made.load() > 0 : interpreter_modules_loaded(api);
+  if (!made) return std::nullopt;
   protocol::GilEvent event;
   event.interpreter = kScriptInterpreters;
   event.has_gil = true;

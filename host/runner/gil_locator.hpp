@@ -29,6 +29,10 @@ protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter);
 // `libpython`: the file the runner loaded. An empty `cache_dir`: always located. The GIL must be held.
 protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython);
 
+// Before the case, in the main interpreter: from now on, an audit hook hears any other interpreter of
+// this process act (its imports as it starts, at least). Without one (a libpython that lacks
+// PySys_AddAuditHook), script_interpreters falls back to the modules the script loaded.
+void watch_script_interpreters(const py::Api& api);
 // After the case: whether the script made interpreters of its own (an InterpreterPoolExecutor, the
 // interpreters module): their GILs, when they have their own, are not located. Then a report for
 // interpreter kScriptInterpreters (no window) says so: the host marks the process's GIL waits unknown.

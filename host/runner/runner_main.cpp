@@ -135,6 +135,7 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
   gilhost::Bootstrap boot(api, spec, 0, code);
   if (!boot.ok()) fail(events, Stage::bootstrap, boot.error());
   const std::int64_t namespace_ns = gilhost::monotonic_ns() - boot_start;
+  if (spec.locate_gil) gilhost::watch_script_interpreters(api);  // from the script's import on
   const std::int64_t prepare_start = gilhost::monotonic_ns();
   if (!boot.call("_prepare")) fail(events, Stage::bootstrap, "_prepare failed (traceback on stderr)");
   const std::int64_t prepare_ns = gilhost::monotonic_ns() - prepare_start;

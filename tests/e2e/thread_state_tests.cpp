@@ -352,3 +352,48 @@ TEST_CASE("thread states: 1,000 short-lived threads in waves: every one reported
   }
   CHECK(runs == 3);
 }
+
+// 3.14's concurrent.futures imports _interpreters only to see whether it can offer InterpreterPoolExecutor:
+// a ThreadPoolExecutor's GIL waits are still located. An interpreter the script makes, even one it
+// destroys before the case ends, makes them unknown (its GIL, when it has its own, is not located).
+TEST_CASE("thread states: interpreters the script made, not the modules it loaded, make its GIL waits unknown",
+          "[thread_states]") {
+  e2e::Sandbox box("script-interpreters");
+  e2e::write_text(box.dir / "pools.py",
+                  "import sys, time\n"
+                  "from concurrent.futures import ThreadPoolExecutor\n"
+                  "def spin(_):\n"
+                  "    end = time.thread_time() + 0.05\n"
+                  "    while time.thread_time() < end: pass\n"
+                  "def threads():\n"
+                  "    with ThreadPoolExecutor(3) as pool: list(pool.map(spin, range(6)))\n"
+                  "def made_one():\n"
+                  "    try: import _interpreters as m\n"
+                  "    except ImportError: import _xxsubinterpreters as m\n"
+                  "    m.destroy(m.create())\n"
+                  "    threads()\n");
+  e2e::write_text(box.dir / "pools.toml",
+                  "[experiment]\nscript = 'pools.py'\nrepeat = 1\nwarmup = 0\n"
+                  "[[case]]\nname = 'threads'\ncall = 'threads'\n"
+                  "[[case]]\nname = 'made_one'\ncall = 'made_one'\n");
+  const auto out = box.gilhost("run pools.toml -p '>=3.12' -p ft+gil -o r.jsonl");
+  INFO(out.out << out.err);
+  int threads_seen = 0, made_seen = 0;
+  for (const auto& run : e2e::json_lines(box.dir / "r.jsonl")) {
+    if (run.value("type", "") != "run" || run.value("status", "") != "ok" || !has_gil(run)) continue;
+    const json& ts = run["thread_states"];
+    INFO(run["case"] << " on " << label(run) << ": " << ts.value("coverage_why", ""));
+    const bool flagged = ts.value("coverage_why", "").find("the script's own subinterpreters") != std::string::npos;
+    if (run["case"] == "threads") {
+      ++threads_seen;
+      CHECK_FALSE(flagged);
+      CHECK(ts["coverage"].get<double>() >= 0.9);  // its GIL waits stated
+    } else {
+      ++made_seen;
+      CHECK(flagged);
+      CHECK(ts["coverage"].get<double>() < 0.9);  // unknown: `?`, never a figure
+    }
+  }
+  CHECK(threads_seen >= 2);  // 3.12, 3.13, 3.14 and 3.14t+gil where found
+  CHECK(made_seen == threads_seen);
+}
