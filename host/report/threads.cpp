@@ -14,7 +14,7 @@ bool gil_told_apart(const ThreadStates& states) { return states.gil == "located"
 std::string gil_unknown_reason(const ThreadStates& ts) {
   if (!gil_told_apart(ts)) return ts.gil.empty() ? "the GIL was not located" : ts.gil;
   if (ts.coverage && *ts.coverage < ThreadStates::kMinCoverage)
-    return fmt::format("the threads seen account for {} % of the tree's CPU time{}", std::lround(100 * *ts.coverage),
+    return fmt::format("threads whose GIL waits are known account for {} % of the tree's CPU time{}", std::lround(100 * *ts.coverage),
                        ts.coverage_why.empty() ? "" : ": " + ts.coverage_why);
   if (ts.gil == "none") return "";
   // A thread of a process whose GIL was not located, waiting on a futex: a GIL wait or a lock wait, unknown.

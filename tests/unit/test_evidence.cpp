@@ -199,7 +199,7 @@ TEST_CASE("evidence: GIL wait unknown below 90 % coverage, or with an unlocated 
     CHECK_THAT(cell["thread_states"]["gil_wait_unknown_why"].get<std::string>(), Contains("7 % of the tree's CPU time"));
     const std::string text = render_text(m, TextOptions{});
     CHECK_THAT(text, Contains("GIL wait unknown (?)"));
-    CHECK_THAT(text, Contains("threads @ 3.12: GIL wait ? — the threads seen account for 7 %"));
+    CHECK_THAT(text, Contains("threads @ 3.12: GIL wait ? — threads whose GIL waits are known account for 7 %"));
     CHECK(m.sections[0].readings.empty());  // no reading claims a GIL share nobody saw
   }
   SECTION("coverage at 0.9 and over: known, with its n and interval") {
