@@ -12,6 +12,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
+
 namespace gilhost_test {
 
 namespace fs = std::filesystem;
@@ -113,6 +116,16 @@ inline std::string find_on_path(const std::string& name) {
     start = end + 1;
   }
   return "";
+}
+
+// The real interpreter behind `python3` on $PATH (not a pyenv shim, so each run starts fast), or empty.
+inline std::string real_python3() {
+  static const std::string path = [] {
+    if (find_on_path("python3").empty()) return std::string();
+    gilhost::Captured c = gilhost::run_capture({"python3", "-c", "import sys; print(sys.executable)"}, 30);
+    return c.exit_code == 0 ? gilhost::trim(c.out) : std::string();
+  }();
+  return path;
 }
 
 }  // namespace gilhost_test

@@ -50,15 +50,7 @@ TEST_CASE("to_python_literal: strings are escaped, in ASCII", "[bootstrap]") {
 
 namespace {
 
-// The real interpreter behind `python3` (not a pyenv shim, so each run starts fast), or empty.
-std::string real_python3() {
-  static const std::string path = [] {
-    if (gilhost_test::find_on_path("python3").empty()) return std::string();
-    gilhost::Captured c = gilhost::run_capture({"python3", "-c", "import sys; print(sys.executable)"}, 30);
-    return c.exit_code == 0 ? gilhost::trim(c.out) : std::string();
-  }();
-  return path;
-}
+using gilhost_test::real_python3;
 
 }  // namespace
 

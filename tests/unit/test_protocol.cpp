@@ -191,12 +191,11 @@ TEST_CASE("protocol: the event log keeps the first event of each kind and counts
 
 TEST_CASE("protocol: exec mode's case line, written by the bootstrap itself, decodes like the runner's",
           "[protocol][python]") {
-  if (gilhost_test::find_on_path("python3").empty()) {
+  const std::string python3 = gilhost_test::real_python3();
+  if (python3.empty()) {
     WARN("no python3 on PATH: not running the bootstrap");
     return;
   }
-  const gilhost::Captured where = gilhost::run_capture({"python3", "-c", "import sys; print(sys.executable)"}, 30);
-  REQUIRE(where.exit_code == 0);
   gilhost_test::TempDir tmp;
   gilhost_test::write_file(tmp / "case.py",
                            "import gilhost\n"
@@ -207,7 +206,7 @@ TEST_CASE("protocol: exec mode's case line, written by the bootstrap itself, dec
                            "            'text': 'h\\u00e9llo \"q\"'}\n");
   // The argv gilhost starts an exec-mode build with: `python -c <the bootstrap>` and `_exec_main()`.
   gilhost::Interpreter python;
-  python.executable = gilhost::trim(where.out);
+  python.executable = python3;
   python.shared = false;
   gilhost::RunnerSpec spec;
   spec.executable = python.executable;

@@ -214,12 +214,11 @@ TEST_CASE("thread ends: the protocol carries them; the bootstrap reports each th
   CHECK(back->thread_ends[0].cpu_ns == 300);
   CHECK(back->thread_ends_dropped == 3);
 
-  if (gilhost_test::find_on_path("python3").empty()) {
+  const std::string python3 = gilhost_test::real_python3();
+  if (python3.empty()) {
     WARN("no python3 on PATH: not running the bootstrap");
     return;
   }
-  const gilhost::Captured where = gilhost::run_capture({"python3", "-c", "import sys; print(sys.executable)"}, 30);
-  REQUIRE(where.exit_code == 0);
   gilhost_test::TempDir tmp;
   gilhost_test::write_file(tmp / "case.py",
                            "import threading, time\n"
@@ -232,7 +231,7 @@ TEST_CASE("thread ends: the protocol carries them; the bootstrap reports each th
                            "    for t in ts: t.join()\n"
                            "    return [t.native_id for t in ts]\n");
   gilhost::Interpreter python;
-  python.executable = gilhost::trim(where.out);
+  python.executable = python3;
   python.shared = false;
   auto run = [&](int n) {
     gilhost::RunnerSpec spec;
