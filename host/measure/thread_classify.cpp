@@ -24,6 +24,13 @@ struct Interval {
   // Off-CPU time of a thread whose end was reported, before any wait was seen: known to be off a CPU
   // (its counters are exact at its end), not in what. In no state.
   std::int64_t unclassified = 0;
+
+  // Its time in `s` becomes unclassified: it was off a CPU, in what is not known.
+  void unclassify(ThreadState s) {
+    unclassified += times[s];
+    times[s] = 0;
+    provisional[s] = 0;
+  }
 };
 
 // One thread's readings → its intervals.
@@ -67,13 +74,8 @@ class ThreadAccount {
   // The interval up to a reported end: its CPU time is exact, its time waiting for a core unknown (the
   // report has none), so the rest of it is a wait nothing classified.
   void close_unclassified() {
-    Interval& iv = intervals_.back();
-    for (ThreadState s : kThreadStates) {
-      if (s == ThreadState::cpu) continue;
-      iv.unclassified += iv.times[s];
-      iv.times[s] = 0;
-      iv.provisional[s] = 0;
-    }
+    for (ThreadState s : kThreadStates)
+      if (s != ThreadState::cpu) intervals_.back().unclassify(s);
   }
 
  private:
@@ -151,12 +153,7 @@ class ThreadAccount {
   }
 
   void leave_unseen_unclassified() {
-    for (std::size_t k : unseen_) {
-      Interval& iv = intervals_[k];
-      iv.unclassified += iv.times[ThreadState::other];
-      iv.times[ThreadState::other] = 0;
-      iv.provisional[ThreadState::other] = 0;
-    }
+    for (std::size_t k : unseen_) intervals_[k].unclassify(ThreadState::other);
     unseen_.clear();
   }
 

@@ -217,7 +217,7 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
 
 namespace {
 
-std::atomic<int> interpreters_made{0};
+std::atomic<bool> other_interpreter_heard{false};
 std::atomic<bool> interpreters_watched{false};
 const py::Api* watched_api = nullptr;
 
@@ -226,7 +226,7 @@ const py::Api* watched_api = nullptr;
 // "cpython.PyInterpreterState_New" goes unheard; its first import, as it starts, is heard, in it: any
 // event from an interpreter other than the main one (`main`) says the script made one.
 int count_interpreters(const char*, py::PyObject*, void* main) {
-  if (watched_api->PyInterpreterState_Get() != main) interpreters_made.fetch_add(1, std::memory_order_relaxed);
+  if (watched_api->PyInterpreterState_Get() != main) other_interpreter_heard.store(true, std::memory_order_relaxed);
   return 0;
 }
 
@@ -256,7 +256,7 @@ void watch_script_interpreters(const py::Api& api) {
 }
 
 std::optional<protocol::GilEvent> script_interpreters(const py::Api& api) {
-  const bool made = interpreters_watched ? interpreters_made.load() > 0 : interpreter_modules_loaded(api);
+  const bool made = interpreters_watched ? other_interpreter_heard.load() : interpreter_modules_loaded(api);
   if (!made) return std::nullopt;
   protocol::GilEvent event;
   event.interpreter = kScriptInterpreters;
