@@ -80,9 +80,10 @@ double axis_end(const std::vector<double>& ticks) { return ticks.back() > 0 ? ti
 std::string hbar_svg(const std::string& css, const std::string& bar_css, const std::string& aria,
                      const std::vector<Bar>& bars, const std::vector<Marker>& markers, const std::string& axis) {
   const int left = 150, plot_width = 366, top = 18, row_h = 20, group_h = 18, axis_h = 30;
-  // Room for the longest value's text (about 6.2 px a character at 11 px) right of the plot.
+  // Room for the longest value's text (about 6.2 px a character at 11 px) right of the plot, up to 40
+  // characters: a longer one runs past the drawing's edge (its bar's tooltip holds it whole).
   std::size_t longest = 0;
-  for (const auto& b : bars) longest = std::max(longest, b.text.size() + 2);
+  for (const auto& b : bars) longest = std::max(longest, std::min<std::size_t>(b.text.size() + 2, 40));
   const int right = std::max(84, 16 + static_cast<int>(6.2 * static_cast<double>(longest)));
   const int width = left + plot_width + right;
   int rows_h = 0;
@@ -91,7 +92,8 @@ std::string hbar_svg(const std::string& css, const std::string& bar_css, const s
   const auto ticks = axis_ticks(bars, markers);
   const double axis_max = axis_end(ticks);
   const double plot_w = plot_width;
-  auto x = [&](double v) { return left + plot_w * std::clamp(v, 0.0, axis_max) / axis_max; };
+  // The share of the axis first: a script's value may be near the largest double, times the width infinite.
+  auto x = [&](double v) { return left + plot_w * (std::clamp(v, 0.0, axis_max) / axis_max); };
   const int bottom = top + rows_h;
   std::string out = svg_open(css, width, height, aria);
   for (double t : ticks) {

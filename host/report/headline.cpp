@@ -15,6 +15,9 @@ namespace gilhost {
 
 namespace {
 
+// Written whole below this; above, in three significant digits (1e+308, not 309 of them).
+constexpr double kWholeUpTo = 1e15;
+
 // The number at `key` of each measured ok run of a cell, by repeat index (the first of each).
 std::map<int, double> result_by_repeat(const Cell* cell, const std::string& key) {
   std::map<int, double> out;
@@ -73,6 +76,7 @@ std::optional<Estimate> view_estimate(const Summary& sum, const ViewSpec& v, con
 // "12.5 % (11.8–13.1) n=5": a value with its interval, each bound as the point is written.
 std::string value_text(const Estimate& e, const std::string& unit, bool whole_percent) {
   auto number = [&](double x) {
+    if (std::abs(x) >= kWholeUpTo) return fmt::format("{:.3g}", x);
     if (whole_percent || std::abs(x) >= 100) return fmt::format("{:.0f}", x);
     return unit == "x" ? fmt::format("{:.2f}", x) : fmt::format("{:.3g}", x);
   };
@@ -94,7 +98,7 @@ std::string how_text(const ViewSpec& v) {
 }  // namespace
 
 std::string headline_number(double value, const std::string& unit) {
-  const std::string number = std::abs(value) >= 100 ? fmt::format("{:.0f}", value) : fmt::format("{:.3g}", value);
+  const std::string number = std::abs(value) >= 100 && std::abs(value) < kWholeUpTo ? fmt::format("{:.0f}", value) : fmt::format("{:.3g}", value);
   if (unit == "x") return fmt::format("{:.2f}x", value);
   if (unit == "%") return number + " %";
   return unit.empty() ? number : number + " " + unit;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/stats.hpp"
+
 namespace gilhost {
 namespace {
 
@@ -115,7 +117,7 @@ Estimate median_estimate(std::vector<double> values) {
   if (values.empty()) return e;
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
-  e.point = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  e.point = median_of_sorted(values);
   if (n < 2) return e;
   const auto [k, level] = median_interval_rank(n);
   e.interval = Interval{values[k - 1], values[n - k], level};

@@ -6,11 +6,16 @@
 
 namespace gilhost {
 
-double median_of(std::vector<double> v) {
+double median_of_sorted(const std::vector<double>& v) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  // Halved before they are added: two values near the largest double sum to infinity.
+  return n % 2 ? v[n / 2] : v[n / 2 - 1] / 2 + v[n / 2] / 2;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return median_of_sorted(v);
 }
 
 Stats compute_stats(std::vector<double> v) {

@@ -15,5 +15,7 @@ struct Stats {
 
 Stats compute_stats(std::vector<double> values);
 double median_of(std::vector<double> values);
+// The same of values already in order (0 for none).
+double median_of_sorted(const std::vector<double>& sorted);
 
 }  // namespace gilhost

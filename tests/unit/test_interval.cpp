@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/interval.hpp"
+#include "report/stats.hpp"
 
 using gilhost::median_estimate;
 using gilhost::median_interval_rank;
@@ -76,4 +77,12 @@ TEST_CASE("interval: a paired ratio's signed-rank interval", "[interval]") {
   auto some = paired_ratio_estimate({{0.0, 1.0}, {1.0, 2.0}});
   CHECK(some.n == 1);
   CHECK_FALSE(some.interval);
+}
+
+TEST_CASE("interval: the median of two values near the largest double is theirs, not infinity", "[interval]") {
+  const double big = 1e308;
+  CHECK(gilhost::median_of({big, big}) == big);
+  CHECK(gilhost::median_estimate({big, big}).point == big);
+  CHECK(gilhost::median_of({-big, big}) == 0);
+  CHECK(gilhost::median_of({1, 2, 3, 4}) == 2.5);
 }

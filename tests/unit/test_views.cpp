@@ -197,6 +197,21 @@ TEST_CASE("views: a ratio that claims nothing is drawn hollow; a single run's va
   CHECK(report_test::count(no_spread, "<path class=\"whisker\"") == 0);
 }
 
+TEST_CASE("views: a huge value is written in three digits, and a long label does not widen its chart past 40 characters",
+          "[report][views]") {
+  CHECK(headline_number(1e308, "") == "1e+308");
+  CHECK(headline_number(1e308, "%") == "1e+308 %");
+  CHECK(headline_number(123456, "rps") == "123456 rps");
+  Headline h;
+  h.spec = ViewSpec{"x", ViewKind::value, "a", "", "x", "", std::nullopt};
+  h.values.push_back({"3.12", 1e308, Estimate{2, 1e308, Interval{1e308, 1e308, 0.5}}, true, std::string(600, '9')});
+  const std::string svg = headline_svg(Section{}, h);
+  // 150 px of labels, 366 of plot, and room for 40 characters at most.
+  CHECK_THAT(svg, Contains("width=\"780\""));
+  for (const char* not_a_number : {"\"inf", "\"nan", "Minf", "Hinf"}) CHECK_THAT(svg, !Contains(not_a_number));
+  CHECK_THAT(svg, Contains("<rect class=\"viewbar\" x=\"150.0\" y=\"22.0\" width=\"366.0\""));
+}
+
 namespace {
 
 struct ViewSandbox {
