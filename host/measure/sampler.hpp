@@ -60,6 +60,11 @@ class TreeSampler {
   // Also read every thread's state each tick (measure/thread_states), at `interval_ms`.
   void sample_threads(int interval_ms);
   void sample();
+  // Between ticks: the thread states' probes (ThreadStateSampler::next_probe_gap_ns), 0 when none is due.
+  std::int64_t next_probe_gap_ns(std::int64_t now_ns) { return threads_ ? threads_->next_probe_gap_ns(now_ns) : 0; }
+  void probe_threads() {
+    if (threads_) threads_->probe();
+  }
   // What the thread-state sampler read (empty when it was off).
   ThreadObservations take_thread_observations();
   // After the run: peaks and a timeline downsampled to at most `max_points`.

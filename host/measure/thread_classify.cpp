@@ -36,7 +36,7 @@ struct Interval {
 // One thread's readings → its intervals.
 class ThreadAccount {
  public:
-  explicit ThreadAccount(const ProcessGils& gils) : gils_(gils) {}
+  ThreadAccount(const ProcessGils& gils, const ProbeCalls& calls) : gils_(gils), calls_(calls) {}
 
   void add(const ThreadReading& r) {
     if (!prev_) {
@@ -51,8 +51,9 @@ class ThreadAccount {
       interval(*prev_, r);
     }
     if (reading_blocked(r)) {
-      sticky_ = classify_wait(r.syscall, gils_);
-      name_unseen(*sticky_);
+      const ThreadState wait = classify_wait(r.syscall, gils_);
+      if (!prev_) recent_[wait] += kSight;  // later readings count in their interval
+      name_unseen(wait);
       // A thread seen blocked has up-to-date counters, unless they have not moved since the reading
       // before: then the sampler took the wait as the same (measure/thread_states), and the thread may
       // have been woken and queued since, its wait for a core not yet counted.
@@ -79,10 +80,11 @@ class ThreadAccount {
   }
 
  private:
-  // CPU and run-queue deltas are exact; the rest is off the CPU, in what the thread was seen waiting in at
-  // either end (half each when the two differ), else in what it last waited in (a thread that ran at
-  // both ends, as a GIL's waiters do between their turns; before any wait was seen, the first one seen
-  // after), or in the run queue for a thread runnable at both ends whose counters did not move. A
+  // CPU and run-queue deltas are exact; the rest is off the CPU, split among the waits the thread was seen
+  // in: at either end, and by the probes between (each sight one share; half each for two ends that differ
+  // and no probe), else as its recent sights were (a thread that ran at both ends, as a GIL's waiters do
+  // between their turns; before any wait was seen, the first one seen after), or in the run queue for a
+  // thread runnable at both ends whose counters did not move (its probes then saw it woken, not blocked). A
   // running thread's counters lag (its CPU time until the scheduler's next tick, its wait for a core
   // until it gets one): what an interval ending in a running reading (or in a wait the sampler did not
   // read again) took for off-CPU time is provisional, and given back to the interval it came from, as
@@ -100,18 +102,64 @@ class ThreadAccount {
     if (reading_blocked(b)) iv.tail = classify_wait(b.syscall, gils_);
     // Runnable at both readings and not on a CPU in between: it was queued for a core all along.
     const bool queued = !reading_blocked(a) && !reading_blocked(b) && counters_still(a, b);
-    if (!iv.lead && !iv.tail && !sticky_ && !queued && off > 0) unseen_.push_back(intervals_.size());
-    const ThreadState fallback = queued ? ThreadState::runqueue : sticky_.value_or(ThreadState::other);
-    const ThreadState first = iv.lead.value_or(iv.tail.value_or(fallback));
-    const ThreadState second = iv.tail.value_or(first);
-    iv.times[first] += off - off / 2;
-    iv.times[second] += off / 2;
-    if (!reading_blocked(b) || counters_still(a, b)) {
-      iv.provisional[first] += off - off / 2;
-      iv.provisional[second] += off / 2;
-    }
+    const ThreadTimes sights = queued ? ThreadTimes{} : sights_of(iv, b.probes);
+    const bool never_seen = recent_.lived_ns() == 0;
+    if (sights.lived_ns() == 0 && never_seen && !queued && off > 0) unseen_.push_back(intervals_.size());
+    ThreadTimes split;
+    if (sights.lived_ns() > 0) split = share_out(off, sights);
+    else if (queued || never_seen) split[queued ? ThreadState::runqueue : ThreadState::other] = off;
+    else split = share_out(off, recent_);
+    remember(iv, sights);
+    iv.times += split;
+    if (!reading_blocked(b) || counters_still(a, b)) iv.provisional += split;
     intervals_.push_back(iv);
+    if (!iv.tail && !b.probes.empty()) name_unseen(most_seen(sights));
   }
+
+  // The waits of its recent sights, the newest weighing most (each interval's older ones by 7/8): what an
+  // interval that saw no wait is split by. A rare sight (a lock waiter seen once in the GIL) then takes
+  // its share of the intervals after it, not all of them until the next sight.
+  void remember(const Interval& iv, ThreadTimes sights) {
+    if (iv.lead) sights[*iv.lead] -= 1;  // counted with the interval before, as its tail
+    if (sights.lived_ns() <= 0) return;
+    for (ThreadState s : kThreadStates) recent_[s] = recent_[s] - recent_[s] / 8 + kSight * sights[s];
+  }
+
+  // The waits the thread was seen in over an interval: one share for each end, two for each probe. A
+  // reading is the end of two intervals, so each sight weighs the same in the thread's totals; and a
+  // tick's readings see the GIL waits its own work makes (it holds a core for the time it reads every
+  // thread): against perf, a lock convoy on 3.9 was seen in the GIL at 2.5 % of the ticks' sights and
+  // 1.0-1.2 % of the probes', as perf had it (docs/performance.md, "Probes").
+  ThreadTimes sights_of(const Interval& iv, const ProbeTally& probes) const {
+    ThreadTimes sights;
+    if (iv.lead) sights[*iv.lead] += 1;
+    if (iv.tail) sights[*iv.tail] += 1;
+    for (std::size_t k = 0; k < ProbeTally::kSlots; ++k)
+      if (probes.count[k] > 0 && probes.call[k] < calls_.size()) sights[classify_wait(calls_[probes.call[k]], gils_)] += 2 * probes.count[k];
+    return sights;
+  }
+
+  // `off` ns in proportion to `sights` (what rounding leaves goes to the most seen).
+  static ThreadTimes share_out(std::int64_t off, const ThreadTimes& sights) {
+    ThreadTimes split;
+    const double total = static_cast<double>(sights.lived_ns());
+    std::int64_t given = 0;
+    for (ThreadState s : kThreadStates) {
+      split[s] = static_cast<std::int64_t>(static_cast<double>(off) * static_cast<double>(sights[s]) / total);
+      given += split[s];
+    }
+    split[most_seen(sights)] += off - given;
+    return split;
+  }
+
+  static ThreadState most_seen(const ThreadTimes& sights) {
+    ThreadState best = ThreadState::other;
+    for (ThreadState s : kThreadStates)
+      if (sights[s] > sights[best]) best = s;
+    return best;
+  }
+
+
 
   // `excess` ns of `now`'s CPU and run-queue time that its length cannot hold: taken back from the
   // provisional off-CPU time of the intervals before it (the latest first), which get it as CPU and
@@ -158,8 +206,10 @@ class ThreadAccount {
   }
 
   const ProcessGils& gils_;
+  const ProbeCalls& calls_;
   const ThreadReading* prev_ = nullptr;
-  std::optional<ThreadState> sticky_;  // the wait it was last seen in
+  static constexpr std::int64_t kSight = 1024;
+  ThreadTimes recent_;  // the waits of its recent sights (remember), in no time unit
   std::vector<std::size_t> unseen_;
   std::vector<Interval> intervals_;
   std::size_t correctable_from_ = 0;  // intervals before this one hold nothing provisional
@@ -268,7 +318,7 @@ ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils, const Thre
   rec.name = t.name;
   rec.gil_located = gils.located;
   const ReportedEnds ends = report ? reported_ends(*report, origin_ns, t.readings) : ReportedEnds{};
-  ThreadAccount account(gils);
+  ThreadAccount account(gils, t.calls);
   if (ends.first) account.add(*ends.first);
   for (const auto& r : t.readings) account.add(r);
   if (ends.last) {
@@ -493,6 +543,7 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
   ThreadStates out;
   out.interval_ms = obs.interval_ms;
   out.samples = obs.ticks;
+  out.probes = obs.probes;
   out.cost_ns = obs.cost_ns;
   CoverageCounts counts;
   const ProcessGils root_gils = root_gils_of(gils, unlocated_why, counts.script_interpreters, out);

@@ -150,11 +150,47 @@ bool same_call(const SyscallReading& a, const SyscallReading& b) {
 }
 }  // namespace
 
+void ProbeTally::add(std::uint8_t index, unsigned n) {
+  if (n == 0) return;
+  std::size_t slot = kSlots;
+  for (std::size_t k = 0; k < kSlots && slot == kSlots; ++k)
+    if (count[k] > 0 && call[k] == index) slot = k;
+  for (std::size_t k = 0; k < kSlots && slot == kSlots; ++k)
+    if (count[k] == 0) slot = k;
+  if (slot == kSlots) return;
+  n = std::min(n, 255u);
+  if (count[slot] + n > 255)
+    for (auto& c : count) c = static_cast<std::uint8_t>(c > 0 ? std::max(1, c / 2) : 0);
+  call[slot] = index;
+  count[slot] = static_cast<std::uint8_t>(std::min(255u, count[slot] + n));
+}
+
+void ProbeTally::add(const ProbeTally& other) {
+  for (std::size_t k = 0; k < kSlots; ++k) add(other.call[k], other.count[k]);
+}
+
+int intern_call(ProbeCalls& calls, const SyscallReading& call) {
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    if (same_call(calls[i], call)) return static_cast<int>(i);
+  if (calls.size() >= 255) return -1;
+  calls.push_back(call);
+  return static_cast<int>(calls.size() - 1);
+}
+
+namespace {
+// `r`'s own sight, when it saw the thread blocked, as one more probe of its call in `into`.
+void add_sight(ProbeTally& into, const ThreadReading& r, ProbeCalls& calls) {
+  if (!reading_blocked(r)) return;
+  const int index = intern_call(calls, r.syscall);
+  if (index >= 0) into.add(static_cast<std::uint8_t>(index), 1);
+}
+}  // namespace
+
 bool redundant_reading(const ThreadReading& a, const ThreadReading& b, const ThreadReading& c) {
   return reading_blocked(b) && same_call(a.syscall, b.syscall) && same_call(b.syscall, c.syscall) && counters_still(a, b) && counters_still(b, c);
 }
 
-void compact_readings(std::vector<ThreadReading>& r, std::size_t target) {
+void compact_readings(std::vector<ThreadReading>& r, std::size_t target, ProbeCalls* calls) {
   target = std::max<std::size_t>(target, 2);
   std::vector<std::int64_t> cost, sorted;
   while (r.size() > target) {
@@ -175,8 +211,17 @@ void compact_readings(std::vector<ThreadReading>& r, std::size_t target) {
     bool dropped_last = false;
     for (std::size_t i = 1; i + 1 < n; ++i) {
       dropped_last = !dropped_last && dropped < want && cost[i] <= threshold;
-      if (dropped_last) ++dropped;
-      else r[kept++] = r[i];
+      if (!dropped_last) {
+        r[kept++] = r[i];
+        continue;
+      }
+      ++dropped;
+      // Its probes, and its own sight, go to the interval it merges into (r[i + 1] is kept: no two
+      // neighbours go in one pass).
+      if (calls) {
+        r[i + 1].probes.add(r[i].probes);
+        add_sight(r[i + 1].probes, r[i], *calls);
+      }
     }
     r[kept++] = r[n - 1];
     r.resize(kept);
@@ -196,13 +241,16 @@ void ThreadStateSampler::keep_reading(Track& t, const ThreadReading& r) {
   auto& kept = t.data.readings;
   ++t.reads;
   if (kept.size() >= 2 && redundant_reading(kept[kept.size() - 2], kept.back(), r)) {
-    kept.back() = r;
+    ThreadReading merged = r;
+    merged.probes.add(kept.back().probes);
+    add_sight(merged.probes, kept.back(), t.data.calls);
+    kept.back() = merged;
     return;
   }
   kept.push_back(r);
   const std::size_t cap = readings_cap();
   if (kept.size() < cap) return;
-  compact_readings(kept, cap / 2);
+  compact_readings(kept, cap / 2, &t.data.calls);
   if (kept.capacity() > 2 * cap) kept.shrink_to_fit();  // the cap fell as threads came
 }
 
@@ -395,6 +443,11 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
     }
   }
   processes_[t.data.pid].seen_cpu_ns += r.cpu_ns - (last ? last->cpu_ns : 0);
+  // A reading that only repeats the last one (the thread has not run since) is no new sight.
+  t.parked = last && reading_blocked(r) && counters_still(*last, r);
+  if (reading_blocked(r) && !t.parked) count_sight(t, r.syscall);
+  r.probes = t.pending;
+  t.pending = {};
   keep_reading(t, r);
   // Kept open for the next tick, for the first kMaxThreadsWithFds threads.
   if (sched && sys && (had_fds || with_fds_ < max_with_fds_)) {
@@ -428,7 +481,101 @@ void ThreadStateSampler::end_tick() {
   }
   checkpoints_.clear();
   due_.clear();
+  mixed_.clear();
+  for (auto& [tid, t] : tracks_)
+    if (t.mixed && !t.parked && !t.gone && t.syscall && !settled(t)) mixed_.push_back(&t);
   ++obs_.ticks;
+  obs_.cost_ns += monotonic_ns() - t0;
+}
+
+namespace {
+// Whether two blocked calls are likely the same wait: the same call, and for a futex a word within 512
+// bytes (a GIL's condition variable and mutex use several words of one structure; a lock is elsewhere).
+bool same_wait(const SyscallReading& a, const SyscallReading& b) {
+  if (a.kind != b.kind || a.number != b.number) return false;
+  if (a.number != SYS_futex) return true;
+  const std::uint64_t d = a.arg0 > b.arg0 ? a.arg0 - b.arg0 : b.arg0 - a.arg0;
+  return d < 512;
+}
+}  // namespace
+
+// Counted by call once the thread is mixed (the sights before were all like its last wait); until then, only
+// how many (most threads never mix: nothing per call kept for them).
+int ThreadStateSampler::count_sight(Track& t, const SyscallReading& call) {
+  auto add = [&](const SyscallReading& c, std::uint32_t n) {
+    const int index = intern_call(t.data.calls, c);
+    if (index < 0) return index;
+    if (t.sights.size() <= static_cast<std::size_t>(index)) t.sights.resize(static_cast<std::size_t>(index) + 1);
+    t.sights[static_cast<std::size_t>(index)] += n;
+    return index;
+  };
+  if (!t.mixed && t.last_wait.kind != SyscallReading::Kind::unreadable && !same_wait(t.last_wait, call)) {
+    t.mixed = true;
+    add(t.last_wait, t.early_sights);
+  }
+  t.last_wait = call;
+  if (!t.mixed) {
+    ++t.early_sights;
+    return -1;
+  }
+  return add(call, 1);
+}
+
+// Whether every group of like waits (same_wait) has its share of the thread's sights known to
+// kProbePrecision.
+bool ThreadStateSampler::settled(const Track& t) {
+  const ProbeCalls& calls = t.data.calls;
+  std::vector<std::size_t> first;  // each group's first call
+  std::vector<double> groups;
+  double n = 0;
+  for (std::size_t i = 0; i < t.sights.size(); ++i) {
+    std::size_t g = 0;
+    while (g < first.size() && !same_wait(calls[first[g]], calls[i])) ++g;
+    if (g == first.size()) {
+      if (first.size() >= 16) return false;  // too many kinds of wait to judge cheaply: probed on
+      first.push_back(i);
+      groups.push_back(0);
+    }
+    groups[g] += t.sights[i];
+    n += t.sights[i];
+  }
+  if (n < 2) return false;
+  for (double c : groups) {
+    const double p = c / n;
+    if (p * (1 - p) / n > kProbePrecision * kProbePrecision) return false;
+  }
+  return true;
+}
+
+std::int64_t ThreadStateSampler::next_probe_gap_ns(std::int64_t now_ns) {
+  if (mixed_.empty()) return 0;
+  const std::int64_t age = now_ns - start_ns_;
+  const std::int64_t gap = std::max(kMinProbeGapNs, age / kProbesPerAge);
+  const long stride = tick_ < std::max(kFullRateTicks, full_rate_until_) ? 1 : kStride;
+  if (gap >= stride * static_cast<std::int64_t>(obs_.interval_ms) * 1000000) return 0;
+  jitter_state_ ^= jitter_state_ << 13;
+  jitter_state_ ^= jitter_state_ >> 7;
+  jitter_state_ ^= jitter_state_ << 17;
+  const double u = static_cast<double>(jitter_state_ >> 11) / 9007199254740992.0;  // [0, 1)
+  return static_cast<std::int64_t>(static_cast<double>(gap) * (0.5 + u));
+}
+
+// Each mixed thread's syscall file (kept open), and what it saw blocked added to the thread's pending tally.
+void ThreadStateSampler::probe() {
+  const std::int64_t t0 = monotonic_ns();
+  const std::size_t n = mixed_.size();
+  const std::size_t count = std::min<std::size_t>(n, kMaxProbesPerWake);
+  for (std::size_t k = 0; k < count; ++k) {
+    Track& t = *mixed_[(probe_cursor_ + k) % n];
+    char buf[256];
+    if (t.gone || !t.syscall || read_small(t.syscall.get(), buf, sizeof buf) <= 0) continue;
+    const SyscallReading call = parse_syscall(buf);
+    if (call.kind != SyscallReading::Kind::in_syscall && call.kind != SyscallReading::Kind::outside_syscall) continue;
+    const int index = count_sight(t, call);
+    if (index >= 0) t.pending.add(static_cast<std::uint8_t>(index), 1);
+  }
+  probe_cursor_ = n > count ? (probe_cursor_ + count) % n : 0;
+  ++obs_.probes;
   obs_.cost_ns += monotonic_ns() - t0;
 }
 

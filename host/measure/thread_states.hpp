@@ -8,6 +8,7 @@
 // wait a lock wait. That knowledge is the runner's (runner/gil_locator), never guessed here.
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -45,12 +46,32 @@ struct ProcessGils {
 // The state of a thread blocked in `reading` (never cpu or runqueue; `other` for a running one).
 ThreadState classify_wait(const SyscallReading& reading, const ProcessGils& gils);
 
+// The probes of one interval (reads of a thread's syscall file alone, between two readings of it) that found
+// it blocked: up to kSlots calls, each an index into its ThreadTrack::calls, with how many probes saw it. Two
+// readings tell an interval's waits apart by one sight at each end; a thread that moves between waits
+// faster than that (a lock convoy, sleepers that queue for the GIL) is split by every sight instead.
+struct ProbeTally {
+  static constexpr std::size_t kSlots = 3;
+  std::array<std::uint8_t, kSlots> call{}, count{};
+  // `n` more sights of call `index`; a fourth distinct call is not counted. A count that would pass 255
+  // halves them all first (their proportions stay).
+  void add(std::uint8_t index, unsigned n);
+  void add(const ProbeTally& other);
+  bool empty() const { return count[0] == 0 && count[1] == 0 && count[2] == 0; }
+};
+
 // One tick's reading of one thread.
 struct ThreadReading {
   std::int64_t t_ns = 0;                 // since the sampler started (the run's spawn)
   std::int64_t cpu_ns = 0, delay_ns = 0;  // schedstat: on a CPU, waiting for one (since the thread began)
   SyscallReading syscall;
+  ProbeTally probes;  // what probes saw since the reading before this one
 };
+
+// The distinct blocked calls a thread's probes saw, which ProbeTally's indices point into (at most 255).
+using ProbeCalls = std::vector<SyscallReading>;
+// `call`'s index in `calls`, added if new; -1 when the table is full.
+int intern_call(ProbeCalls& calls, const SyscallReading& call);
 
 // Whether the thread was off a CPU when read (blocked in a system call, or outside one).
 inline bool reading_blocked(const ThreadReading& r) {
@@ -70,13 +91,15 @@ bool redundant_reading(const ThreadReading& a, const ThreadReading& b, const Thr
 // never the first or the last, until at most `target` remain. Time on a CPU, waiting for one, and
 // lived stay exact (cumulative counters, the same ends); the off-CPU split of a merged interval comes
 // from its two ends, as if that stretch had been sampled more coarsely.
-void compact_readings(std::vector<ThreadReading>& readings, std::size_t target);
+// A dropped reading's probes, and its own sight when it saw the thread blocked, go to the reading after it.
+void compact_readings(std::vector<ThreadReading>& readings, std::size_t target, ProbeCalls* calls = nullptr);
 
 // Everything read of one thread.
 struct ThreadTrack {
   pid_t pid = 0, tid = 0;
   std::string name;
   std::vector<ThreadReading> readings;
+  ProbeCalls calls{};  // what its readings' probe tallies point into
 };
 
 // What the sampler read of one run, before classification.
@@ -84,6 +107,7 @@ struct ThreadObservations {
   int interval_ms = 0;
   std::int64_t start_ns = 0;  // CLOCK_MONOTONIC at the sampler's start: readings' t_ns count from here
   std::int64_t ticks = 0;
+  std::int64_t probes = 0;  // wake-ups between ticks that read only the syscall files of threads in mixed waits
   std::int64_t cost_ns = 0;
   pid_t root = 0;
   struct Process {
@@ -138,13 +162,30 @@ class ThreadStateSampler {
   // kFullRateTicks, then every kStride-th: a long run's timeline at 3 intervals (30 ms by default) for a
   // third of the cost (docs/performance.md, "Thread states").
   static bool reads_threads_at(long tick) { return tick < kFullRateTicks || tick % kStride == 0; }
+  // Probes: between ticks, the syscall file alone of each thread seen in two different waits (a lock
+  // convoy, a sleeper that queues for the GIL), so that its off-CPU time is split by many sights rather than
+  // one at each end of an interval. The gap between probes grows with the run's age (age / kProbesPerAge,
+  // at least kMinProbeGapNs): the split's sampling error falls as sqrt(gap / length), so every run length
+  // gets about the same precision, at a number of probes that grows with the log of the run's length.
+  // The next gap, jittered by +-50 % (a wait that recurs at the probes' period is not seen always in one
+  // phase); 0 when no thread needs probes or ticks that read the threads come as often.
+  std::int64_t next_probe_gap_ns(std::int64_t now_ns);
+  void probe();
   ThreadObservations take();
+
+  static constexpr std::int64_t kMinProbeGapNs = 2000000;
+  static constexpr std::int64_t kProbesPerAge = 256;
+  static constexpr int kMaxProbesPerWake = 32;  // threads probed at one wake-up, in turn past that
+  // A thread is probed until each of its waits' share of its sights is known to this (one standard
+  // error, sqrt(p (1 - p) / n)): 1.5 points of its time off a CPU. A thread that waits in the GIL at 5 %
+  // of its sights is settled after ~210 sights, one that splits its waits evenly after ~1,100.
+  static constexpr double kProbePrecision = 0.015;
 
   static constexpr long kFullRateTicks = 25;
   static constexpr long kStride = 3;
   static constexpr int kMaxThreadsPerTick = 128;  // past that, threads are read in turn
   static constexpr int kMaxThreadsWithFds = 256;  // past that, their files are opened at each read
-  // Readings kept across all threads (48 bytes each): each thread's cap is its share, a power of two
+  // Readings kept across all threads (56 bytes each): each thread's cap is its share, a power of two
   // between kMinReadingsPerThread and kMaxReadingsPerThread; a thread at its cap is compacted to half.
   static constexpr std::size_t kReadingBudget = std::size_t{1} << 17;
   static constexpr std::size_t kMinReadingsPerThread = 64, kMaxReadingsPerThread = 4096;
@@ -157,6 +198,12 @@ class ThreadStateSampler {
     bool gone = false;
     bool missed_fd = false, missed_unreadable = false;  // counted once in obs_.misses
     long reads = 0;  // readings taken (more than kept, once compacted)
+    ProbeTally pending;          // probes since its last reading, for the next one
+    SyscallReading last_wait;    // the last blocked call a reading or a probe saw (unreadable: none yet)
+    bool mixed = false;          // seen in two different waits: probed, until settled()
+    bool parked = false;         // blocked in one call since the reading before (a join): not probed
+    std::uint32_t early_sights = 0;     // readings that saw it blocked before it mixed
+    std::vector<std::uint32_t> sights;  // once mixed, per call of data.calls: readings and probes that saw it
   };
   struct Process {
     std::vector<pid_t> tids;  // as last listed
@@ -175,6 +222,13 @@ class ThreadStateSampler {
   void note_process(pid_t pid, bool rescan);
   void note_objects(pid_t pid, ThreadObservations::Process& p);
   void descriptors_ran_out();
+  // A reading or probe that saw `t` blocked in `call`: its sight counted, and whether it is mixed. The call's
+  // index in its calls once mixed, else -1.
+  int count_sight(Track& t, const SyscallReading& call);
+  static bool settled(const Track& t);
+  std::vector<Track*> mixed_;   // threads probed, refreshed at each tick that reads the threads
+  std::size_t probe_cursor_ = 0;
+  std::uint64_t jitter_state_ = 0x9e3779b97f4a7c15ULL;
 
   pid_t root_;
   std::string root_exe_;

@@ -301,6 +301,7 @@ template <typename States, typename Visit>
 void thread_states_fields(States& s, Visit&& visit) {  // and the totals and the threads
   visit("interval_ms", s.interval_ms);
   visit("samples", s.samples);
+  visit("probes", s.probes);
   visit("gil", s.gil);
   visit("threads_not_kept", s.threads_not_kept);
   visit("cost_ns", s.cost_ns);

@@ -74,6 +74,7 @@ constexpr int kMaxThreadsKept = 64;
 struct ThreadStates {
   int interval_ms = 0;       // the sampler's interval
   std::int64_t samples = 0;  // ticks that read the threads
+  std::int64_t probes = 0;   // wake-ups between ticks that read only the syscall files of threads in mixed waits
   // How GIL waits were told apart in this run: "located" (the runner said where each GIL lives), "none"
   // (no GIL: a free-threaded build with its GIL off), or why not ("exec mode: the GIL was not located").
   std::string gil;

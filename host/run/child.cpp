@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -223,6 +224,7 @@ class ChildRun {
   enum Slot { kOut, kErr, kEvents, kPid };
   void start_sampling();
   void police(std::int64_t now);  // interrupt, timeout, sample, progress tick
+  void schedule_probe(std::int64_t now);
   std::int64_t wait_ns() const;
   void read_ready(unsigned ready);
   bool drain_out() { return drain(out_.read.get(), [this](const char* d, std::size_t n) { cap_out_.append(d, n); }); }
@@ -239,6 +241,7 @@ class ChildRun {
   pid_t self_ = 0;
   int subreaper_ = 0;
   std::int64_t start_ = 0, deadline_ = 0, interval_ = 0, next_sample_ = 0, next_tick_ = 0;
+  std::int64_t next_probe_ = std::numeric_limits<std::int64_t>::max();  // the thread states' next probe, if any
   UniqueFd pidfd_;
   BoundedCapture cap_out_, cap_err_;
   std::string event_buf_;
@@ -386,11 +389,21 @@ void ChildRun::police(std::int64_t now) {
       next_tick_ += 1000000000;
       req_.on_tick(static_cast<double>(now - start_) / 1e9);
     }
+    schedule_probe(now);
+  } else if (now >= next_probe_) {
+    sampler_->probe_threads();
+    schedule_probe(now);
   }
 }
 
+// The thread states' next probe between ticks, where one is due before the next tick.
+void ChildRun::schedule_probe(std::int64_t now) {
+  const std::int64_t gap = sampler_->next_probe_gap_ns(now);
+  next_probe_ = gap > 0 && now + gap < next_sample_ ? now + gap : std::numeric_limits<std::int64_t>::max();
+}
+
 std::int64_t ChildRun::wait_ns() const {
-  std::int64_t ns = std::min(next_sample_, deadline_) - monotonic_ns();
+  std::int64_t ns = std::min({next_sample_, next_probe_, deadline_}) - monotonic_ns();
   if (!pidfd_) ns = std::min<std::int64_t>(ns, 5000000);  // no pidfd: poll for exit
   if (res_.timed_out || res_.interrupted) ns = std::min<std::int64_t>(ns, 10000000);
   return std::max<std::int64_t>(0, ns);

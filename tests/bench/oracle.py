@@ -120,6 +120,13 @@ class Timeline:
         seg = self.segments.get(tid)
         return seg[-1][1] if seg else None
 
+    def _lost(self, tid):
+        """perf lost an event of `tid` (a switch-out with no switch-in before it, or a switch-in while it was
+        on a CPU; perf writes no LOST record for these): what it did since its last event is not known."""
+        seg = self.segments.get(tid)
+        if seg:
+            seg[-1] = (seg[-1][0], "unknown")
+
     def _take(self, t, tid, event, text):
         if event == "raw_syscalls:sys_enter":
             m = ENTER.match(text)
@@ -135,6 +142,10 @@ class Timeline:
             if not m:
                 return
             prev, prev_state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
+            if self._state(prev) not in (None, "cpu"):
+                self._lost(prev)
+            if self._state(nxt) == "cpu":
+                self._lost(nxt)
             if prev_state.startswith(("X", "Z")):
                 self._set(prev, t, "dead")
             elif prev_state.startswith("R"):
@@ -170,7 +181,7 @@ class Timeline:
             s, state = seg[k]
             e = seg[k + 1][0] if k + 1 < len(seg) else self.ended.get(tid, b)
             lo, hi = max(s, a), min(e, b)
-            if hi <= lo or state == "dead":
+            if hi <= lo or state in ("dead", "unknown"):
                 continue
             name = classify_blocked(state[1], windows) if state[0] == "blocked" else state
             times[name] += hi - lo
@@ -234,14 +245,15 @@ def compare_run(rec, perf, min_life_ns):
     # late by whatever it spent blocked before it was first seen, never early. The latest is the truest.
     offset = max(offsets)
     windows = windows_of(rec, perf)
-    rows = []
+    rows, unseen = [], 0
     for t in ts["threads"]:
         if t["tid"] == t["pid"] or not t.get("python") or t["end_ns"] - t["start_ns"] < min_life_ns:
             continue
         a, b = t["start_ns"] + offset, t["end_ns"] + offset
         kernel, unknown = perf.shares(t["tid"], a, b, windows)
-        if unknown > 0.05 * (b - a):
-            continue  # perf did not see this thread for most of the window
+        if unknown > 0.02 * (b - a):
+            unseen += 1  # perf did not see this thread, or lost its events, for more than 2 % of the window
+            continue
         gh = t["ns"]
         tl = timeline_ns(t)
         # The timeline draws the time no reading classified as `other` (results-format.md: its `other` is
@@ -255,8 +267,9 @@ def compare_run(rec, perf, min_life_ns):
             "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
         })
     spread = (statistics.median(offsets) - min(offsets)) / 1e6
+    lost = f"; {unseen} left out: perf lost their events for more than 2 % of their lives" if unseen else ""
     return rows, (f"GIL at {', '.join(f'{lo:#x}' for lo, _ in windows) or 'none'}; start offsets: median "
-                  f"{spread:.2f} ms after the earliest, of {len(offsets)} threads")
+                  f"{spread:.2f} ms after the earliest, of {len(offsets)} threads{lost}")
 
 
 # ---- running ----

@@ -1,0 +1,201 @@
+// measure/thread_states' probes: reads of a thread's syscall file alone between ticks, for threads seen in two
+// different waits, tallied per interval, and how classify_threads splits an interval's off-CPU time by them.
+#include <catch2/catch.hpp>
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "measure/thread_states.hpp"
+#include "util/clock.hpp"
+
+using gilhost::ProbeTally;
+using gilhost::SyscallReading;
+using gilhost::ThreadReading;
+using gilhost::ThreadState;
+
+namespace {
+
+SyscallReading in_call(long nr, std::uint64_t a0, std::uint64_t a1) {
+  SyscallReading r;
+  r.kind = SyscallReading::Kind::in_syscall;
+  r.number = static_cast<int>(nr);
+  r.arg0 = a0;
+  r.arg1 = a1;
+  return r;
+}
+
+SyscallReading running() {
+  SyscallReading r;
+  r.kind = SyscallReading::Kind::running;
+  return r;
+}
+
+const SyscallReading kGilWait = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
+const SyscallReading kLockWait = in_call(SYS_futex, 90000, FUTEX_WAIT_BITSET_PRIVATE);
+const SyscallReading kSleep = in_call(SYS_clock_nanosleep, 1, 1);
+
+ThreadReading reading(std::int64_t t_ms, std::int64_t cpu_ms, SyscallReading s, ProbeTally probes = {}) {
+  ThreadReading r;
+  r.t_ns = t_ms * 1000000;
+  r.cpu_ns = cpu_ms * 1000000;
+  r.syscall = s;
+  r.probes = probes;
+  return r;
+}
+
+ProbeTally tally(std::initializer_list<std::pair<int, int>> counts) {
+  ProbeTally t;
+  for (auto [call, n] : counts) t.add(static_cast<std::uint8_t>(call), static_cast<unsigned>(n));
+  return t;
+}
+
+// One thread of one process (whose GIL is at [1000, 1256)) and the main thread, classified.
+gilhost::ThreadTimes classified(gilhost::ThreadTrack t) {
+  gilhost::ThreadObservations obs;
+  obs.interval_ms = 10;
+  obs.root = 100;
+  obs.processes[100] = {true, true};
+  t.pid = 100;
+  t.tid = 101;
+  obs.threads = {t, gilhost::ThreadTrack{100, 100, "main", {reading(0, 0, running())}}};
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {{true, 1000, 1256}}, "");
+  for (const auto& r : s.threads)
+    if (r.tid == 101) return r.times;
+  FAIL("thread 101 not classified");
+  return {};
+}
+
+int count_of(const ProbeTally& t, int call) {
+  for (std::size_t k = 0; k < ProbeTally::kSlots; ++k)
+    if (t.count[k] > 0 && t.call[k] == call) return t.count[k];
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("ProbeTally: counts per call, three calls at most, halves before a count passes 255", "[probes]") {
+  ProbeTally t = tally({{4, 2}, {7, 1}, {4, 3}});
+  CHECK(count_of(t, 4) == 5);
+  CHECK(count_of(t, 7) == 1);
+  t.add(9, 1);
+  t.add(11, 6);  // a fourth call: not counted
+  CHECK(count_of(t, 9) == 1);
+  CHECK(count_of(t, 11) == 0);
+  t.add(4, 252);  // 5 + 252 > 255: all halve first
+  CHECK(count_of(t, 4) == 254);
+  CHECK(count_of(t, 7) == 1);  // a count of 1 stays 1
+  CHECK(count_of(t, 9) == 1);
+  ProbeTally other = tally({{7, 4}});
+  t.add(other);
+  CHECK(count_of(t, 7) == 5);
+  CHECK(ProbeTally{}.empty());
+  CHECK_FALSE(t.empty());
+}
+
+TEST_CASE("intern_call: one index per distinct call", "[probes]") {
+  gilhost::ProbeCalls calls;
+  CHECK(gilhost::intern_call(calls, kGilWait) == 0);
+  CHECK(gilhost::intern_call(calls, kLockWait) == 1);
+  CHECK(gilhost::intern_call(calls, kGilWait) == 0);
+  CHECK(calls.size() == 2);
+  for (int i = 0; i < 300; ++i) gilhost::intern_call(calls, in_call(SYS_read, static_cast<std::uint64_t>(i), 0));
+  CHECK(calls.size() == 255);
+  CHECK(gilhost::intern_call(calls, in_call(SYS_write, 1, 0)) == -1);
+}
+
+TEST_CASE("classify_threads: probes split an interval's off-CPU time by what they saw", "[probes]") {
+  // Seen in a lock at both ends of 40 ms off a CPU; 3 probes between saw it in the GIL. Each end is one
+  // share (a reading ends two intervals), each probe two: lock 2, GIL 6.
+  gilhost::ThreadTrack t;
+  t.calls = {kGilWait};
+  t.readings = {reading(0, 0, kLockWait), reading(40, 0, kLockWait, tally({{0, 3}}))};
+  const gilhost::ThreadTimes times = classified(t);
+  CHECK(times[ThreadState::gil] == 30000000);
+  CHECK(times[ThreadState::lock] == 10000000);
+  // With no probe, two ends that differ split it half and half, as before probes.
+  gilhost::ThreadTrack plain;
+  plain.readings = {reading(0, 0, kLockWait), reading(40, 0, kSleep)};
+  const gilhost::ThreadTimes halves = classified(plain);
+  CHECK(halves[ThreadState::lock] == 20000000);
+  CHECK(halves[ThreadState::sleep] == 20000000);
+}
+
+TEST_CASE("classify_threads: an interval that saw no wait is split as the thread's recent sights were", "[probes]") {
+  // Seen in a lock at four readings, in the GIL once, then running at three more, 5 ms off a CPU in each
+  // interval: the one that starts in the GIL is the GIL's; the two after it, which saw no wait, go mostly
+  // to the lock (its recent sights), not all to the GIL it was last seen in.
+  gilhost::ThreadTrack t;
+  t.readings = {reading(0, 0, kLockWait),   reading(10, 0, kLockWait), reading(20, 0, kLockWait),
+                reading(30, 0, kLockWait),  reading(40, 0, kGilWait),  reading(50, 5, running()),
+                reading(60, 10, running()), reading(70, 15, running())};
+  const gilhost::ThreadTimes times = classified(t);
+  CHECK(times[ThreadState::gil] + times[ThreadState::lock] == 55000000);
+  const std::int64_t unseen_gil = times[ThreadState::gil] - 5000000 - 5000000;  // less 30-40 (half) and 40-50
+  CHECK(unseen_gil > 0);         // its share
+  CHECK(unseen_gil < 5000000);   // less than half of the 10 ms
+}
+
+TEST_CASE("compact_readings: a dropped reading's probes and its own sight go to the next reading", "[probes]") {
+  gilhost::ProbeCalls calls = {kLockWait};
+  std::vector<ThreadReading> r = {reading(0, 0, kLockWait), reading(10, 0, kGilWait, tally({{0, 2}})),
+                                  reading(11, 0, running(), tally({{0, 1}})), reading(40, 0, kLockWait)};
+  gilhost::compact_readings(r, 3, &calls);
+  REQUIRE(r.size() == 3);
+  CHECK(r[1].t_ns == 11000000);  // the reading at 10 ms went: its two intervals were the shortest
+  REQUIRE(calls.size() == 2);    // the GIL wait it saw is now a call of the table
+  CHECK(count_of(r[1].probes, 0) == 3);
+  CHECK(count_of(r[1].probes, 1) == 1);
+}
+
+TEST_CASE("ThreadStateSampler: a thread that sleeps and waits on a futex in turn is probed between ticks",
+          "[probes]") {
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> tid{0};
+  static std::uint32_t word = 0;
+  std::thread mixed([&] {
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    while (!stop) {
+      const timespec nap{0, 1000000}, wait{0, 3000000};
+      ::nanosleep(&nap, nullptr);
+      ::syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &wait, nullptr, 0);  // times out: nobody wakes it
+    }
+  });
+  while (!tid) std::this_thread::yield();
+  const pid_t self = ::getpid();
+  gilhost::ThreadStateSampler sampler(self, gilhost::monotonic_ns(), 10);
+  long probes_between = 0;
+  for (int tick = 0; tick < 40; ++tick) {
+    sampler.begin_tick(tick);
+    sampler.sample_process(self, 2, tick % 5 == 0);
+    sampler.end_tick();
+    const std::int64_t next_tick = gilhost::monotonic_ns() + 10000000;
+    for (std::int64_t gap; (gap = sampler.next_probe_gap_ns(gilhost::monotonic_ns())) > 0 &&
+                           gilhost::monotonic_ns() + gap < next_tick;) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(gap));
+      sampler.probe();
+      ++probes_between;
+    }
+    std::this_thread::sleep_until(std::chrono::steady_clock::now() +
+                                  std::chrono::nanoseconds(std::max<std::int64_t>(0, next_tick - gilhost::monotonic_ns())));
+  }
+  stop = true;
+  mixed.join();
+  const gilhost::ThreadObservations obs = sampler.take();
+  CHECK(obs.probes == probes_between);
+  CHECK(probes_between > 40);  // seen in two waits early on: probed every few ms, not only at the 40 ticks
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {}, "not located");
+  for (const auto& r : s.threads) {
+    if (r.tid != tid) continue;
+    // 1 ms asleep, 3 ms in the futex, in turn: both seen, the futex the larger share.
+    CHECK(r.times.share(ThreadState::sleep) > 0.05);
+    CHECK(r.times.share(ThreadState::lock) > r.times.share(ThreadState::sleep));
+    return;
+  }
+  FAIL("the mixed thread was not read");
+}
