@@ -3,7 +3,8 @@
 //
 // measure/thread_states samples /proc/PID/task/TID/{schedstat,syscall,comm} each tick and classifies what
 // it reads; this is what a run record keeps of it. Time on a CPU and time waiting for one are exact
-// (schedstat); the off-CPU time is split by what the thread was seen waiting in at the samples around it.
+// (schedstat); the off-CPU time is split by what the thread was seen waiting in at the samples around it
+// and by the probes between them.
 #include <array>
 #include <cstdint>
 #include <optional>
