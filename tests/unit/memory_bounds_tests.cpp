@@ -15,23 +15,16 @@
 #include <thread>
 
 #include "measure/thread_states.hpp"
+#include "syscall_readings.hpp"
 #include "util/atomic_file.hpp"
 #include "util/temp_dir.hpp"
 
 using gilhost::SyscallReading;
 using gilhost::ThreadReading;
 using gilhost::ThreadState;
+using gilhost_test::in_call;
 
 namespace {
-
-SyscallReading call(long nr, std::uint64_t a0, std::uint64_t a1) {
-  SyscallReading s;
-  s.kind = SyscallReading::Kind::in_syscall;
-  s.number = static_cast<int>(nr);
-  s.arg0 = a0;
-  s.arg1 = a1;
-  return s;
-}
 
 // A thread of a GIL-bound run: each 3 ms it ran, waited for a core, waited for the GIL (seen there or
 // not), or slept, at random; its counters as the kernel would count them.
@@ -45,8 +38,8 @@ std::vector<ThreadReading> contended_thread(std::size_t count, unsigned seed) {
     const std::int64_t ran = what == 0 ? 3000000 : static_cast<std::int64_t>(rng() % 1000000);
     r.cpu_ns += ran;
     r.delay_ns += what == 1 ? 3000000 - ran : 0;
-    r.syscall = what == 2 ? call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE)
-                : what == 3 ? call(SYS_clock_nanosleep, 1, 0)
+    r.syscall = what == 2 ? in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE)
+                : what == 3 ? in_call(SYS_clock_nanosleep, 1, 0)
                             : SyscallReading{SyscallReading::Kind::running, -1, 0, 0};
     out.push_back(r);
   }
@@ -103,7 +96,7 @@ TEST_CASE("redundant_reading: a thread blocked all along needs only its ends", "
   b.t_ns = 10;
   c.t_ns = 20;
   a.cpu_ns = b.cpu_ns = c.cpu_ns = 5;
-  a.syscall = b.syscall = c.syscall = call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
+  a.syscall = b.syscall = c.syscall = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
   CHECK(gilhost::redundant_reading(a, b, c));
   c.cpu_ns = 6;  // it ran after b: b says when
   CHECK_FALSE(gilhost::redundant_reading(a, b, c));

@@ -12,29 +12,17 @@
 #include <thread>
 
 #include "measure/thread_states.hpp"
+#include "syscall_readings.hpp"
 #include "util/clock.hpp"
 
 using gilhost::ProbeTally;
 using gilhost::SyscallReading;
 using gilhost::ThreadReading;
 using gilhost::ThreadState;
+using gilhost_test::in_call;
+using gilhost_test::running;
 
 namespace {
-
-SyscallReading in_call(long nr, std::uint64_t a0, std::uint64_t a1) {
-  SyscallReading r;
-  r.kind = SyscallReading::Kind::in_syscall;
-  r.number = static_cast<int>(nr);
-  r.arg0 = a0;
-  r.arg1 = a1;
-  return r;
-}
-
-SyscallReading running() {
-  SyscallReading r;
-  r.kind = SyscallReading::Kind::running;
-  return r;
-}
 
 const SyscallReading kGilWait = in_call(SYS_futex, 1100, FUTEX_WAIT_BITSET_PRIVATE);
 const SyscallReading kLockWait = in_call(SYS_futex, 90000, FUTEX_WAIT_BITSET_PRIVATE);

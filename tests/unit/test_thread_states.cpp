@@ -14,29 +14,17 @@
 
 #include "util/clock.hpp"
 #include "measure/thread_states.hpp"
+#include "syscall_readings.hpp"
 #include "protocol/codec.hpp"
 #include "results/record_json.hpp"
 
 using gilhost::ProcessGils;
 using gilhost::SyscallReading;
 using gilhost::ThreadState;
+using gilhost_test::in_call;
+using gilhost_test::running;
 
 namespace {
-
-SyscallReading in_call(long nr, std::uint64_t a0, std::uint64_t a1) {
-  SyscallReading r;
-  r.kind = SyscallReading::Kind::in_syscall;
-  r.number = static_cast<int>(nr);
-  r.arg0 = a0;
-  r.arg1 = a1;
-  return r;
-}
-
-SyscallReading running() {
-  SyscallReading r;
-  r.kind = SyscallReading::Kind::running;
-  return r;
-}
 
 const ProcessGils kGilAt1000{true, {{1000, 1256}}};
 
