@@ -102,14 +102,18 @@ std::string lane_svg(const ThreadRecord& t, double y, double lane_h, int left, d
   return out + "</g>\n";
 }
 
-// "repeat 1 (wall 102 ms), 5 threads sampled every 10 ms, GIL located"
+// "repeat 1 (wall 102 ms), 5 threads sampled every 10 ms (every 30 ms after the first 250 ms), 120 probes
+// between, GIL waits told apart"
 std::string lanes_caption(const RunRecord& run) {
   const ThreadStates& ts = *run.thread_states;
   const std::string gil = ts.gil == "located" ? "GIL waits told apart" : ts.gil == "none" ? "no GIL" : ts.gil;
+  // Probes read the threads seen in two different waits between ticks (measure/thread_states.hpp).
+  const std::string probes = ts.probes > 0 ? fmt::format(", {} probes of threads in mixed waits between", group_thousands(ts.probes)) : "";
   // Read every interval for the first ticks, then every kStride intervals (measure/thread_states.hpp).
-  return fmt::format("repeat {} (wall {}), {} threads sampled every {} ms (every {} ms after the first {} ms), {}", run.repeat,
+  return fmt::format("repeat {} (wall {}), {} threads sampled every {} ms (every {} ms after the first {} ms){}, {}", run.repeat,
                      format_seconds(static_cast<double>(run.wall_ns) / 1e9), ts.threads.size() + static_cast<std::size_t>(ts.threads_not_kept),
-                     ts.interval_ms, ts.interval_ms * ThreadStateSampler::kStride, ts.interval_ms * ThreadStateSampler::kFullRateTicks, gil);
+                     ts.interval_ms, ts.interval_ms * ThreadStateSampler::kStride, ts.interval_ms * ThreadStateSampler::kFullRateTicks,
+                     probes, gil);
 }
 
 }  // namespace

@@ -391,6 +391,16 @@ TEST_CASE("HTML: thread lanes of each cell's median run, a legend, a rect per se
   CHECK(contains(html, "thread timelines: the median run of each build"));
 }
 
+TEST_CASE("HTML: a lanes caption counts the probes between ticks, where there were any", "[report][html][threads]") {
+  const std::string plain = render_html(build_report_model(merge_files({report_test::fixture("report_threads.jsonl")}), {}));
+  CHECK_FALSE(contains(plain, "probes of threads in mixed waits"));
+  gilhost::MergedResults merged = merge_files({report_test::fixture("report_threads.jsonl")});
+  for (auto& line : merged.lines)
+    if (auto* run = std::get_if<gilhost::RunRecord>(&line); run && run->thread_states) run->thread_states->probes = 1234;
+  const std::string html = render_html(build_report_model(std::move(merged), {}));
+  CHECK(count(html, "1,234 probes of threads in mixed waits between") == 6);  // each cell's lanes
+}
+
 TEST_CASE("HTML: thread lanes stop at 16 and count the rest", "[report][html][threads]") {
   RunRecord run;
   run.thread_states = ThreadStates{};
