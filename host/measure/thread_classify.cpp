@@ -81,8 +81,8 @@ class ThreadAccount {
 
  private:
   // CPU and run-queue deltas are exact; the rest is off the CPU, split among the waits the thread was seen
-  // in: at either end, and by the probes between (each sight one share; half each for two ends that differ
-  // and no probe), else as its recent sights were (a thread that ran at both ends, as a GIL's waiters do
+  // in: at either end, and by the probes between (an end one share, a probe two: sights_of; half each for
+  // two ends that differ and no probe), else as its recent sights were (a thread that ran at both ends, as a GIL's waiters do
   // between their turns; before any wait was seen, the first one seen after), or in the run queue for a
   // thread runnable at both ends whose counters did not move (its probes then saw it woken, not blocked). A
   // running thread's counters lag (its CPU time until the scheduler's next tick, its wait for a core
@@ -158,8 +158,6 @@ class ThreadAccount {
       if (sights[s] > sights[best]) best = s;
     return best;
   }
-
-
 
   // `excess` ns of `now`'s CPU and run-queue time that its length cannot hold: taken back from the
   // provisional off-CPU time of the intervals before it (the latest first), which get it as CPU and
