@@ -82,9 +82,10 @@ class ThreadAccount {
  private:
   // CPU and run-queue deltas are exact; the rest is off the CPU, split among the waits the thread was seen
   // in: at either end, and by the probes between (an end one share, a probe two: sights_of; half each for
-  // two ends that differ and no probe), else as its recent sights were (a thread that ran at both ends, as a GIL's waiters do
-  // between their turns; before any wait was seen, the first one seen after), or in the run queue for a
-  // thread runnable at both ends whose counters did not move (its probes then saw it woken, not blocked). A
+  // two ends that differ and no probe), else as its recent sights were (a thread that ran at both ends, as
+  // a GIL's waiters do between their turns; before any wait was seen, the first one seen after), or in the
+  // run queue for a thread runnable at both ends whose counters did not move (its probes then saw it
+  // woken, not blocked). A
   // running thread's counters lag (its CPU time until the scheduler's next tick, its wait for a core
   // until it gets one): what an interval ending in a running reading (or in a wait the sampler did not
   // read again) took for off-CPU time is provisional, and given back to the interval it came from, as
@@ -113,7 +114,8 @@ class ThreadAccount {
     iv.times += split;
     if (!reading_blocked(b) || counters_still(a, b)) iv.provisional += split;
     intervals_.push_back(iv);
-    if (!iv.tail && !b.probes.empty()) name_unseen(most_seen(sights));
+    // A wait seen by probes alone (none at the interval's end) is the first one seen, for the intervals before.
+    if (!iv.tail && sights.lived_ns() > 0) name_unseen(most_seen(sights));
   }
 
   // The waits of its recent sights, the newest weighing most (each interval's older ones by 7/8): what an

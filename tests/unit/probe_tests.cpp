@@ -129,6 +129,20 @@ TEST_CASE("classify_threads: an interval that saw no wait is split as the thread
   CHECK(unseen_gil < 5000000);   // less than half of the 10 ms
 }
 
+TEST_CASE("classify_threads: a queued interval's probes do not name the waits before the first one seen", "[probes]") {
+  // Never seen waiting for 10 ms (5 off a CPU), then queued 10 ms (its counters still; a probe saw the
+  // call it was woken from), then seen in the GIL: the unseen 5 ms are the GIL's, the first wait seen.
+  gilhost::ThreadTrack t;
+  t.calls = {kLockWait};
+  t.readings = {reading(0, 0, running()), reading(10, 5, running()), reading(20, 5, running(), tally({{0, 1}})),
+                reading(30, 10, kGilWait)};
+  const gilhost::ThreadTimes times = classified(t);
+  CHECK(times[ThreadState::runqueue] == 10000000);
+  CHECK(times[ThreadState::gil] == 10000000);
+  CHECK(times[ThreadState::other] == 0);
+  CHECK(times[ThreadState::lock] == 0);
+}
+
 TEST_CASE("compact_readings: a dropped reading's probes and its own sight go to the next reading", "[probes]") {
   gilhost::ProbeCalls calls = {kLockWait};
   std::vector<ThreadReading> r = {reading(0, 0, kLockWait), reading(10, 0, kGilWait, tally({{0, 2}})),
