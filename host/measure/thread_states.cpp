@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "util/paths.hpp"
 #include "util/clock.hpp"
@@ -128,6 +129,13 @@ bool read_schedstat(int fd, std::int64_t& cpu_ns, std::int64_t& delay_ns) {
   cpu_ns = std::strtoll(buf, &end, 10);
   delay_ns = std::strtoll(end, nullptr, 10);
   return true;
+}
+
+// What a thread's syscall file at `fd` says now; nullopt when it cannot be read (the thread is gone).
+std::optional<SyscallReading> read_syscall(int fd) {
+  char buf[256];
+  if (read_small(fd, buf, sizeof buf) <= 0) return std::nullopt;
+  return parse_syscall(buf);
 }
 
 std::string read_comm(pid_t pid, pid_t tid) {
@@ -432,8 +440,8 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
       if (max_with_fds_ == 0) sched.reset();  // one descriptor at a time when they ran out
       sys = open_task_file(t.data.pid, t.data.tid, "syscall");
     }
-    char buf[256];
-    if (sys && read_small(sys.get(), buf, sizeof buf) > 0) r.syscall = parse_syscall(buf);
+    const std::optional<SyscallReading> now = sys ? read_syscall(sys.get()) : std::nullopt;
+    if (now) r.syscall = *now;
     else if (!sys && out_of_descriptors(errno) && !t.missed_fd) {
       ++obs_.misses.fd_threads;
       t.missed_fd = true;
@@ -481,9 +489,11 @@ void ThreadStateSampler::end_tick() {
   }
   checkpoints_.clear();
   due_.clear();
+  ever_mixed_.erase(std::remove_if(ever_mixed_.begin(), ever_mixed_.end(), [](const Track* t) { return t->gone; }),
+                    ever_mixed_.end());
   mixed_.clear();
-  for (auto& [tid, t] : tracks_)
-    if (t.mixed && !t.parked && !t.gone && t.syscall && !settled(t)) mixed_.push_back(&t);
+  for (Track* t : ever_mixed_)
+    if (!t->parked && t->syscall && !settled(*t)) mixed_.push_back(t);
   ++obs_.ticks;
   obs_.cost_ns += monotonic_ns() - t0;
 }
@@ -511,6 +521,7 @@ int ThreadStateSampler::count_sight(Track& t, const SyscallReading& call) {
   };
   if (!t.mixed && t.last_wait.kind != SyscallReading::Kind::unreadable && !same_wait(t.last_wait, call)) {
     t.mixed = true;
+    ever_mixed_.push_back(&t);
     add(t.last_wait, t.early_sights);
   }
   t.last_wait = call;
@@ -524,24 +535,25 @@ int ThreadStateSampler::count_sight(Track& t, const SyscallReading& call) {
 // Whether every group of like waits (same_wait) has its share of the thread's sights known to
 // kProbePrecision.
 bool ThreadStateSampler::settled(const Track& t) {
+  constexpr std::size_t kMaxGroups = 16;  // more kinds of wait than that: not judged, probed on
   const ProbeCalls& calls = t.data.calls;
-  std::vector<std::size_t> first;  // each group's first call
-  std::vector<double> groups;
+  std::array<std::size_t, kMaxGroups> first{};  // each group's first call (no allocation: every tick)
+  std::array<double, kMaxGroups> groups{};
+  std::size_t used = 0;
   double n = 0;
   for (std::size_t i = 0; i < t.sights.size(); ++i) {
     std::size_t g = 0;
-    while (g < first.size() && !same_wait(calls[first[g]], calls[i])) ++g;
-    if (g == first.size()) {
-      if (first.size() >= 16) return false;  // too many kinds of wait to judge cheaply: probed on
-      first.push_back(i);
-      groups.push_back(0);
+    while (g < used && !same_wait(calls[first[g]], calls[i])) ++g;
+    if (g == used) {
+      if (used == kMaxGroups) return false;
+      first[used++] = i;
     }
     groups[g] += t.sights[i];
     n += t.sights[i];
   }
   if (n < 2) return false;
-  for (double c : groups) {
-    const double p = c / n;
+  for (std::size_t g = 0; g < used; ++g) {
+    const double p = groups[g] / n;
     if (p * (1 - p) / n > kProbePrecision * kProbePrecision) return false;
   }
   return true;
@@ -567,11 +579,9 @@ void ThreadStateSampler::probe() {
   const std::size_t count = std::min<std::size_t>(n, kMaxProbesPerWake);
   for (std::size_t k = 0; k < count; ++k) {
     Track& t = *mixed_[(probe_cursor_ + k) % n];
-    char buf[256];
-    if (t.gone || !t.syscall || read_small(t.syscall.get(), buf, sizeof buf) <= 0) continue;
-    const SyscallReading call = parse_syscall(buf);
-    if (call.kind != SyscallReading::Kind::in_syscall && call.kind != SyscallReading::Kind::outside_syscall) continue;
-    const int index = count_sight(t, call);
+    const std::optional<SyscallReading> call = t.gone || !t.syscall ? std::nullopt : read_syscall(t.syscall.get());
+    if (!call || !call_blocked(*call)) continue;
+    const int index = count_sight(t, *call);
     if (index >= 0) t.pending.add(static_cast<std::uint8_t>(index), 1);
   }
   probe_cursor_ = n > count ? (probe_cursor_ + count) % n : 0;
@@ -580,6 +590,8 @@ void ThreadStateSampler::probe() {
 }
 
 ThreadObservations ThreadStateSampler::take() {
+  mixed_.clear();  // they point into tracks_, cleared below
+  ever_mixed_.clear();
   obs_.threads.clear();
   for (auto& [tid, t] : tracks_)
     if (!t.data.readings.empty()) obs_.threads.push_back(std::move(t.data));

@@ -74,9 +74,10 @@ using ProbeCalls = std::vector<SyscallReading>;
 int intern_call(ProbeCalls& calls, const SyscallReading& call);
 
 // Whether the thread was off a CPU when read (blocked in a system call, or outside one).
-inline bool reading_blocked(const ThreadReading& r) {
-  return r.syscall.kind == SyscallReading::Kind::in_syscall || r.syscall.kind == SyscallReading::Kind::outside_syscall;
+inline bool call_blocked(const SyscallReading& s) {
+  return s.kind == SyscallReading::Kind::in_syscall || s.kind == SyscallReading::Kind::outside_syscall;
 }
+inline bool reading_blocked(const ThreadReading& r) { return call_blocked(r.syscall); }
 // Whether a thread's counters did not move between two readings.
 inline bool counters_still(const ThreadReading& a, const ThreadReading& b) { return a.cpu_ns == b.cpu_ns && a.delay_ns == b.delay_ns; }
 
@@ -226,7 +227,8 @@ class ThreadStateSampler {
   // index in its calls once mixed, else -1.
   int count_sight(Track& t, const SyscallReading& call);
   static bool settled(const Track& t);
-  std::vector<Track*> mixed_;   // threads probed, refreshed at each tick that reads the threads
+  std::vector<Track*> ever_mixed_;  // every thread that mixed, while it lives (tracks_ keeps them in place)
+  std::vector<Track*> mixed_;       // of those, the ones probed: refreshed at each tick that reads the threads
   std::size_t probe_cursor_ = 0;
   std::uint64_t jitter_state_ = 0x9e3779b97f4a7c15ULL;
 

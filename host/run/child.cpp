@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <limits>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <memory>
 #include <optional>
 
