@@ -255,7 +255,8 @@ def compare_run(rec, perf, min_life_ns):
         a, b = t["start_ns"] + offset, t["end_ns"] + offset
         kernel, unknown = perf.shares(t["tid"], a, b, windows)
         if unknown > 0.02 * (b - a):
-            unseen += 1  # perf did not see this thread, or lost its events, for more than 2 % of the window
+            unseen += 1  # perf did not see this thread, or lost its events, for more than 2 % of the window:
+            # an unknown stretch that long would move its shares by as many points
             continue
         gh = t["ns"]
         tl = timeline_ns(t)
@@ -270,7 +271,7 @@ def compare_run(rec, perf, min_life_ns):
             "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
         })
     spread = (statistics.median(offsets) - min(offsets)) / 1e6
-    lost = f"; {unseen} left out: perf lost their events for more than 2 % of their lives" if unseen else ""
+    lost = f"; {unseen} left out: perf did not see or lost their events for more than 2 % of their lives" if unseen else ""
     return rows, (f"GIL at {', '.join(f'{lo:#x}' for lo, _ in windows) or 'none'}; start offsets: median "
                   f"{spread:.2f} ms after the earliest, of {len(offsets)} threads{lost}")
 
@@ -344,6 +345,7 @@ def main():
     ap.add_argument("--json", help="write every thread's comparison here")
     ap.add_argument("--keep", help="keep the scripts, results and perf files in this folder")
     args = ap.parse_args()
+    goals = checked_goals(args.check, args.goal)  # a --check that names no state fails now, not after the runs
     args.python = args.python or ["3.9", "3.12", "3.14t"]
     if not shutil.which("perf"):
         sys.exit("perf is not installed (Debian: apt-get install linux-perf)")
@@ -366,7 +368,6 @@ def main():
     report(table, everything, args, load0, os.getloadavg())
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    goals = checked_goals(args.check, args.goal)
     failed = [(k, s, v[s], goals[s]) for k, v in table.items() for s in goals if v.get(s, 0.0) > goals[s]]
     for (name, build), s, v, goal in failed:
         print(f"FAIL {name} {build} {s}: {v:.1f} points > {goal:g}")
