@@ -59,6 +59,14 @@ class TreeSampler {
   TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter = 0, int stat_every_ticks = 1);
   // Also read every thread's state each tick (measure/thread_states), at `interval_ms`.
   void sample_threads(int interval_ms);
+  // `cpu_stat`: the cpu.stat of a cgroup (v2) that holds the whole tree. A tick at which the cgroup has
+  // used no CPU since the last tick's reading reads no process: no member ran, so none can have grown
+  // its memory or started a thread or a process, and the last sample stands (counted in
+  // idle_sample_count()); the thread states are read at their own rate (their intervals need ends). At most `max_idle_ticks` in a row, so memory the kernel
+  // changes on its own (reclaim, khugepaged) is seen at that rate. Only for intervals of 10 ms or more:
+  // the kernel adds a running thread's CPU to its cgroup at each scheduler tick (every 1-10 ms, HZ 100 to
+  // 1000), so a shorter interval could see a running tree as idle.
+  void watch_tree_cpu(UniqueFd cpu_stat, int max_idle_ticks);
   void sample();
   // Between ticks: the thread states' probes (ThreadStateSampler::next_probe_gap_ns), 0 when none is due.
   std::int64_t next_probe_gap_ns(std::int64_t now_ns) { return threads_ ? threads_->next_probe_gap_ns(now_ns) : 0; }
@@ -75,6 +83,7 @@ class TreeSampler {
   int peak_threads() const { return peak_threads_; }
   int peak_processes() const { return peak_procs_; }
   std::size_t sample_count() const { return sample_count_; }
+  std::size_t idle_sample_count() const { return idle_samples_; }
   // The samples kept: every one up to kMaxSamples; past that, pairs merged into the one with the higher
   // tree RSS (the peaks are kept apart), so a long run's memory stays bounded.
   const std::vector<Sample>& samples() const { return samples_; }
@@ -85,6 +94,8 @@ class TreeSampler {
 
  private:
   void rescan();
+  bool tree_idle();  // the tree used no CPU since the last tick (watch_tree_cpu): this tick reads nothing
+  void carry_idle_tick(long tick, std::int64_t now_ns);  // the last sample again; thread states if due
   void rescan_all();   // every /proc entry: the process group, and descendants through their parents
   void rescan_tree();  // with an adopter: the adopter's children and their descendants
   struct Member {
@@ -117,6 +128,12 @@ class TreeSampler {
   std::map<pid_t, Member> members_;
   std::vector<Sample> samples_;
   std::size_t sample_count_ = 0;
+  UniqueFd tree_cpu_fd_;  // watch_tree_cpu's cpu.stat; invalid: every tick reads the tree
+  std::int64_t tree_cpu_us_ = -1;  // its usage_usec at the last tick
+  int max_idle_ticks_ = 0, idle_run_ = 0;
+  int busy_backoff_ = 0, busy_wait_ = 0;  // ticks cpu.stat is left unread after it found the tree running
+  bool last_kept_ = false;  // the last tick that read the tree kept its sample (some member was alive)
+  std::size_t idle_samples_ = 0;
   void keep_sample(const Sample& s);
   std::int64_t peak_rss_ = 0, peak_root_rss_ = 0;
   int peak_threads_ = 0, peak_procs_ = 0;

@@ -61,6 +61,9 @@ struct TreeSummary {
   std::int64_t peak_tree_rss_bytes = 0, peak_root_rss_bytes = 0;
   int peak_threads = 0, peak_processes = 0;
   std::int64_t sampling_cost_ns = 0;
+  // Of `samples`, those taken when the tree had used no CPU since the last one: the last sample stands,
+  // nothing was read (measure/sampler.hpp, watch_tree_cpu).
+  std::int64_t idle_samples = 0;
   std::vector<TimelinePoint> timeline;
 };
 

@@ -167,6 +167,7 @@ void tree_fields(Tree& t, Visit&& visit) {  // and the timeline, which is rows
   visit("peak_threads", t.peak_threads);
   visit("peak_processes", t.peak_processes);
   visit("sampling_cost_ns", t.sampling_cost_ns);
+  visit("idle_samples", t.idle_samples);
 }
 
 template <typename Machine, typename Visit>

@@ -155,6 +155,23 @@ const RunCgroup& RunCgroup::session() {
   return cgroup;
 }
 
+UniqueFd RunCgroup::cpu_stat_holding(pid_t pid) const {
+  if (!active()) return {};
+  // cgroup.procs lists its processes one a line; the run's child joined before it exec'd.
+  UniqueFd procs(::open((dir_ + "/cgroup.procs").c_str(), O_RDONLY | O_CLOEXEC));
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; procs && (n = ::read(procs.get(), buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  const std::string line = std::to_string(pid);
+  bool held = false;
+  for (std::size_t at = 0; !held && at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    held = text.compare(at, end - at, line) == 0;
+    at = end + 1;
+  }
+  return held ? UniqueFd(::open((dir_ + "/cpu.stat").c_str(), O_RDONLY | O_CLOEXEC)) : UniqueFd{};
+}
+
 void RunCgroup::kill() const {
   if (kill_fd_ >= 0) {
     ssize_t ignored = ::write(kill_fd_, "1", 1);

@@ -10,7 +10,11 @@
 //
 // Where no cgroup v2 can be made (not root, no delegated cgroup, no cgroup.kill: Linux < 5.14), `active()`
 // is false and runs are contained as before: their process group and the watch pipe.
+#include <sys/types.h>
+
 #include <string>
+
+#include "util/fd.hpp"
 
 namespace gilhost {
 
@@ -22,6 +26,10 @@ class RunCgroup {
   const std::string& why_not() const { return why_not_; }  // when not active
   // `cgroup.procs`, open for writing: a child writes "0" to it before it execs, to join (-1: none).
   int procs_fd() const { return procs_fd_; }
+  // The cgroup's cpu.stat, open, when `pid` is in the cgroup (its CPU is then the cgroup's, with every
+  // process it starts): what the tree sampler watches to leave an idle tree unread (measure/sampler).
+  // Invalid when not active, or when `pid` is not in it (its join failed).
+  UniqueFd cpu_stat_holding(pid_t pid) const;
   // SIGKILL to every process in the cgroup (async-signal-safe; nothing when not active).
   void kill() const;
   // The same for the session's cgroup if it was made (for SIGINT/SIGTERM handlers).

@@ -306,6 +306,25 @@ def _check_not_shadowed(name, script):
                       "(%s); rename the script" % (script, name, where or "built in"))
 
 
+def _import_script(name, script):
+    # The script by its path, as importlib.util.spec_from_file_location and exec_module do: no search of
+    # sys.path (a package of the same name beside it is not taken for it, and its folder is not listed),
+    # through the import system's own frozen modules (importlib.util would be one more import every run).
+    spec = sys.modules["_frozen_importlib_external"].spec_from_file_location(name, script)
+    if spec is None:  # a suffix the import system does not load: found, or not, as `import` would
+        __import__(name)
+        return sys.modules[name]
+    module = sys.modules["_frozen_importlib"].module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        if sys.modules.get(name) is module:
+            del sys.modules[name]
+        raise
+    return sys.modules[name]  # what the script put there for itself, as `import` returns
+
+
 def _setup(module):
     # The case's `setup`: called with the case's kwargs before the clock starts (prepare time, not case time).
     name = _spec.get("setup") or ""
@@ -337,11 +356,14 @@ def _prepare():
     try:
         if _spec["mode"] == "call":
             name = module_name or os.path.splitext(os.path.basename(script))[0]
-            if not module_name:
+            if module_name:
+                __import__(name)
+                module = sys.modules[name]
+            else:
                 _check_not_shadowed(name, script)
-            __import__(name)
-            _setup(sys.modules[name])
-            _state["fn"] = getattr(sys.modules[name], _spec["function"])
+                module = _import_script(name, script)
+            _setup(module)
+            _state["fn"] = getattr(module, _spec["function"])
         elif module_name:
             # What `python -m` does before running the code (a package runs its __main__); runpy's
             # private helper, there since 3.4, so the error for a missing module is python's own.

@@ -32,25 +32,28 @@ std::string encode_bootstrap_cache(const std::string& python_version, const std:
          hex64(fnv1a64_words(marshalled)) + "\n" + marshalled;
 }
 
-std::optional<std::string> decode_bootstrap_cache(const std::string& file, const std::string& python_version) {
+std::optional<std::string_view> decode_bootstrap_cache(std::string_view file, const std::string& python_version) {
   const std::string expected_head = head(python_version);
-  if (file.compare(0, expected_head.size(), expected_head) != 0) return std::nullopt;
+  if (file.substr(0, expected_head.size()) != expected_head) return std::nullopt;
   const std::size_t eol = file.find('\n', expected_head.size());
-  if (eol == std::string::npos) return std::nullopt;
-  const std::string sizes = file.substr(expected_head.size(), eol - expected_head.size());
+  if (eol == std::string_view::npos) return std::nullopt;
+  const std::string_view sizes = file.substr(expected_head.size(), eol - expected_head.size());
   const std::size_t space = sizes.find(' ');
-  if (space == std::string::npos) return std::nullopt;
-  std::string payload = file.substr(eol + 1);
+  if (space == std::string_view::npos) return std::nullopt;
+  const std::string_view payload = file.substr(eol + 1);
   if (sizes.substr(0, space) != std::to_string(payload.size())) return std::nullopt;
   if (sizes.substr(space + 1) != hex64(fnv1a64_words(payload))) return std::nullopt;
   return payload;
 }
 
-std::optional<std::string> read_bootstrap_cache(const std::string& path, const std::string& python_version) {
+std::optional<CachedBootstrap> read_bootstrap_cache(const std::string& path, const std::string& python_version) {
   try {
     // Code that will run: only from a file of ours that no one else may write (util/paths).
-    const auto file = read_private_file(path);
-    return file ? decode_bootstrap_cache(*file, python_version) : std::nullopt;
+    std::optional<MappedFile> file = MappedFile::open_private(path);
+    if (!file) return std::nullopt;
+    const std::optional<std::string_view> payload = decode_bootstrap_cache(file->bytes(), python_version);
+    if (!payload) return std::nullopt;
+    return CachedBootstrap{std::move(*file), *payload};
   } catch (const std::exception&) {
     return std::nullopt;
   }

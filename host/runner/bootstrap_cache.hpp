@@ -8,6 +8,9 @@
 // checked as a whole (header and checksum) and anything else is ignored: the runner then compiles.
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include "util/mapped_file.hpp"
 
 namespace gilhost {
 
@@ -15,11 +18,17 @@ namespace gilhost {
 std::string bootstrap_cache_path(const std::string& dir, const std::string& python_version);
 // The file's bytes: a header naming the format, the version and the payload's checksum, then the payload.
 std::string encode_bootstrap_cache(const std::string& python_version, const std::string& marshalled);
-// The payload, if `file` is a whole, intact cache file for this version.
-std::optional<std::string> decode_bootstrap_cache(const std::string& file, const std::string& python_version);
+// The payload, if `file` is a whole, intact cache file for this version: a view into `file`.
+std::optional<std::string_view> decode_bootstrap_cache(std::string_view file, const std::string& python_version);
+
+// A cache file as it lies mapped (util/mapped_file), and its checked payload within it.
+struct CachedBootstrap {
+  MappedFile file;
+  std::string_view marshalled;
+};
 
 // Never throw: a cache that cannot be read or written is only a slower run.
-std::optional<std::string> read_bootstrap_cache(const std::string& path, const std::string& python_version);
+std::optional<CachedBootstrap> read_bootstrap_cache(const std::string& path, const std::string& python_version);
 bool write_bootstrap_cache(const std::string& path, const std::string& python_version, const std::string& marshalled);
 
 }  // namespace gilhost

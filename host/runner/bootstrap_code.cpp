@@ -35,16 +35,14 @@ BootstrapCode BootstrapCode::prepare(const py::Api& api, const std::string& cach
   const std::string version = api.Py_GetVersion();
   const std::string path = cache_dir.empty() ? std::string() : bootstrap_cache_path(cache_dir, version);
   if (!path.empty()) {
-    if (auto cached = read_bootstrap_cache(path, version)) {
-      out.marshalled_ = std::move(*cached);
-      out.from_cache_ = true;
-    }
+    out.cached_ = read_bootstrap_cache(path, version);
+    out.from_cache_ = out.cached_.has_value();
   }
   if (!out.from_cache_) {
     py::Ref code = compile_source(api);
     if (code) {
-      out.marshalled_ = marshal_code(api, code.get());
-      if (!path.empty() && !out.marshalled_.empty()) write_bootstrap_cache(path, version, out.marshalled_);
+      out.compiled_ = marshal_code(api, code.get());
+      if (!path.empty() && !out.compiled_.empty()) write_bootstrap_cache(path, version, out.compiled_);
     } else {
       api.PyErr_Clear();  // exec_in compiles again and reports the error where it can be printed
     }
@@ -55,8 +53,9 @@ BootstrapCode BootstrapCode::prepare(const py::Api& api, const std::string& cach
 
 bool BootstrapCode::exec_in(const py::Api& api, py::PyObject* ns) const {
   py::Ref code;
-  if (!marshalled_.empty())
-    code = py::Ref(api, api.PyMarshal_ReadObjectFromString(marshalled_.data(), static_cast<std::ptrdiff_t>(marshalled_.size())));
+  const std::string_view bytes = marshalled();
+  if (!bytes.empty())
+    code = py::Ref(api, api.PyMarshal_ReadObjectFromString(bytes.data(), static_cast<std::ptrdiff_t>(bytes.size())));
   if (!code) {
     api.PyErr_Clear();
     code = compile_source(api);

@@ -2,9 +2,12 @@
 // The bootstrap's code object for this run: read from the cache file (runner/bootstrap_cache), or compiled
 // once and written there for the next run.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "python/capi.hpp"
+#include "runner/bootstrap_cache.hpp"
 
 namespace gilhost {
 
@@ -21,7 +24,9 @@ class BootstrapCode {
   std::int64_t prepare_ns() const { return prepare_ns_; }
 
  private:
-  std::string marshalled_;  // empty: compile from source in exec_in
+  std::string_view marshalled() const { return cached_ ? cached_->marshalled : std::string_view(compiled_); }
+  std::optional<CachedBootstrap> cached_;  // the cache file, mapped
+  std::string compiled_;  // else what this run compiled; neither: compile from source in exec_in
   bool from_cache_ = false;
   std::int64_t prepare_ns_ = 0;
 };

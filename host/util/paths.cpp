@@ -73,21 +73,33 @@ void ensure_private_dir(const std::string& dir) {
                                    "or writable by others): gilhost will not use it");
 }
 
-std::optional<std::string> read_private_file(const std::string& path) {
+UniqueFd open_private_file(const std::string& path, std::size_t& size) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   struct stat st {}, folder {};
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !private_to_us(st)) return std::nullopt;
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !private_to_us(st)) return {};
   // The folder too: in one that others may write, the file could be replaced between two reads.
-  if (::stat(fs::path(path).parent_path().c_str(), &folder) != 0 || !private_to_us(folder)) return std::nullopt;
-  std::string text;
-  char chunk[65536];
-  for (ssize_t n; (n = ::read(fd.get(), chunk, sizeof chunk)) != 0;) {
+  if (::stat(fs::path(path).parent_path().c_str(), &folder) != 0 || !private_to_us(folder)) return {};
+  size = static_cast<std::size_t>(st.st_size);
+  return fd;
+}
+
+std::optional<std::string> read_private_file(const std::string& path) {
+  std::size_t size = 0;
+  const UniqueFd fd = open_private_file(path, size);
+  if (!fd) return std::nullopt;
+  // Read into its final place, sized by fstat (one allocation, no bounce buffer); a file that grew since
+  // is read to its end all the same.
+  std::string text(size + 1, '\0');
+  std::size_t used = 0;
+  for (ssize_t n; (n = ::read(fd.get(), text.data() + used, text.size() - used)) != 0;) {
     if (n < 0) {
       if (errno == EINTR) continue;
       return std::nullopt;
     }
-    text.append(chunk, static_cast<std::size_t>(n));
+    used += static_cast<std::size_t>(n);
+    if (used == text.size()) text.resize(text.size() * 2);
   }
+  text.resize(used);
   return text;
 }
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "util/fd.hpp"
+
 namespace gilhost {
 
 // HOME is $HOME, else the password database's home; a user without one gets /tmp/gilhost-UID (0700, its
@@ -22,6 +24,9 @@ void ensure_private_dir(const std::string& dir);
 // one else may write; opened without following a link or waiting on a FIFO. nullopt otherwise: a cache
 // that is not safely ours is not trusted, only rebuilt.
 std::optional<std::string> read_private_file(const std::string& path);
+// The same checks, the file left open for the caller (util/mapped_file): its size in `size`; an invalid
+// descriptor when it is not safely ours.
+UniqueFd open_private_file(const std::string& path, std::size_t& size);
 // The builds of `gilhost build`, one folder per label: data_dir()/pythons.
 std::string builds_dir();
 // A program that ships with gilhost (gilhost-runner, gilhost-load): beside the running gilhost (a build

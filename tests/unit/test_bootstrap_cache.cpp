@@ -74,7 +74,9 @@ TEST_CASE("bootstrap cache: one file per build, written atomically, never throwi
   CHECK_FALSE(read_bootstrap_cache(a, kVersion));  // no file yet
   const std::string nested = bootstrap_cache_path(dir.str() + "/made/here", kVersion);
   REQUIRE(write_bootstrap_cache(nested, kVersion, kPayload));  // creates the folders
-  CHECK(read_bootstrap_cache(nested, kVersion) == kPayload);
+  const std::optional<CachedBootstrap> back = read_bootstrap_cache(nested, kVersion);
+  REQUIRE(back);
+  CHECK(back->marshalled == kPayload);
   CHECK_FALSE(read_bootstrap_cache(nested, "another build"));
   // Only the file itself is left: no temporary beside it.
   int entries = 0;

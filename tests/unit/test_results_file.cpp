@@ -275,7 +275,7 @@ TEST_CASE("records: every field make_run_record writes reads back the same", "[r
   r.bootstrap_ns = 7;
   r.bootstrap_cached = true;
   r.cpu = gilhost::CaseCpu{1, 2, 3, 4, 10, 5, 6};
-  r.rss = gilhost::TreeSummary{3, 1000, 900, 5, 2, 11, {{0, 800, 1, 1}, {10, 1000, 5, 2}}};
+  r.rss = gilhost::TreeSummary{3, 1000, 900, 5, 2, 11, 2, {{0, 800, 1, 1}, {10, 1000, 5, 2}}};
   r.has_result = true;
   r.result = {{"x", {{"$float", "nan"}}}};
   r.error = gilhost::RunError{"KeyError", "builtins.KeyError", "'k'"};
@@ -299,6 +299,7 @@ TEST_CASE("records: every field make_run_record writes reads back the same", "[r
   CHECK(gilhost::to_json(back) == written);
   CHECK(back.status == gilhost::RunStatus::crashed);
   CHECK(back.rss->timeline.size() == 2);
+  CHECK(back.rss->idle_samples == 2);
   CHECK(back.error->qualname == "builtins.KeyError");
   CHECK_FALSE(back.gil_enabled_before.has_value());
   CHECK(back.origin.session == 1);

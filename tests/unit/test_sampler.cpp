@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "helpers.hpp"
 #include "measure/sampler.hpp"
+#include "run/run_cgroup.hpp"
 
 using gilhost::ProcStat;
 
@@ -207,4 +209,83 @@ TEST_CASE("TreeSampler: the fast ticks (statm, task links) agree with the full s
   ::waitpid(pid, nullptr, 0);
   sampler.sample();  // gone
   CHECK(sampler.sample_count() == 2);
+}
+
+namespace {
+// One tick every 10 ms for `ticks` ticks; how many of them found the tree idle (nothing read).
+std::size_t idle_ticks(gilhost::TreeSampler& sampler, int ticks) {
+  const std::size_t before = sampler.idle_sample_count();
+  for (int i = 0; i < ticks; ++i) {
+    ::usleep(10000);
+    sampler.sample();
+  }
+  return sampler.idle_sample_count() - before;
+}
+}  // namespace
+
+TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is read", "[sampler][cgroup]") {
+  const gilhost::RunCgroup& cgroup = gilhost::RunCgroup::session();
+  if (!cgroup.active()) {
+    // Root or a delegated cgroup (CI runs as root): without one every tick reads the tree, as before.
+    WARN("no cgroup v2 here: " << cgroup.why_not());
+    return;
+  }
+  CHECK_FALSE(cgroup.cpu_stat_holding(::getpid()));  // not in it: never watched through it
+  constexpr std::size_t kAlloc = 64u << 20;
+  int to_child[2], from_child[2];
+  REQUIRE(::pipe(to_child) == 0);
+  REQUIRE(::pipe(from_child) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // in the cgroup, as a run's child joins it; then does what it is told
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    if (::write(cgroup.procs_fd(), "0", 1) != 1 || ::write(from_child[1], "r", 1) != 1) ::_exit(91);
+    for (char order = 0; read_exact(to_child[0], &order, 1);) {
+      if (order == 'a') touch_memory(kAlloc);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+      while (order == 's' && std::chrono::steady_clock::now() < until) {
+      }
+      if (::write(from_child[1], "d", 1) != 1) ::_exit(92);
+    }
+    ::_exit(0);
+  }
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  char reply = 0;
+  REQUIRE(read_exact(from_child[0], &reply, 1));
+  gilhost::UniqueFd cpu_stat = cgroup.cpu_stat_holding(pid);
+  REQUIRE(cpu_stat);
+  gilhost::TreeSampler sampler(pid, 5, 0, 50);
+  sampler.watch_tree_cpu(std::move(cpu_stat), 3);
+  sampler.sample();
+  ::usleep(20000);  // past what the child still did after it said it was ready
+  sampler.sample();
+
+  // Blocked on the pipe: at most 3 ticks in a row unread, then one read (after a few ticks to see it
+  // idle: a tick that found it running leaves cpu.stat unread for the next 1, 2, 4 or 8).
+  idle_ticks(sampler, 8);
+  const std::size_t idle = idle_ticks(sampler, 12);
+  CHECK(idle >= 8);
+  CHECK(idle <= 9);
+  CHECK(sampler.sample_count() == 22);  // an unread tick keeps its sample all the same
+  const std::int64_t before = sampler.samples().back().root_rss_bytes;
+
+  // It allocates, then blocks again: the next tick reads the growth.
+  REQUIRE(::write(to_child[1], "a", 1) == 1);
+  REQUIRE(read_exact(from_child[0], &reply, 1));
+  idle_ticks(sampler, 1);
+  CHECK(sampler.samples().back().root_rss_bytes - before >= static_cast<std::int64_t>(kAlloc * 9 / 10));
+
+  // Spinning for 400 ms: read at (nearly) every tick, even beside two busy loops on two cores.
+  REQUIRE(::write(to_child[1], "s", 1) == 1);
+  CHECK(idle_ticks(sampler, 20) <= 10);
+  REQUIRE(read_exact(from_child[0], &reply, 1));
+
+  ::close(to_child[1]);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  ::close(from_child[0]);
 }
