@@ -173,6 +173,16 @@ TEST_CASE("a call case's script named like a module Python has already imported 
   lines = run_file_once(sb, "fine", "[experiment]\nname = \"fine\"\nscript = \"abc_case.py\"\n" + call_f, build, 0);
   REQUIRE(lines.size() == 2);
   CHECK(lines[1]["result"] == 1);
+
+  // A package of the script's name beside it is not taken for the script (it is imported by its path),
+  // and the script still imports what lies beside it (its folder leads sys.path, as for `python script.py`).
+  fs::create_directories(sb.dir / "abc_case");
+  std::ofstream(sb.dir / "abc_case" / "__init__.py") << "raise RuntimeError('the package, not the script')\n";
+  std::ofstream(sb.dir / "helper_beside.py") << "VALUE = 41\n";
+  std::ofstream(sb.dir / "abc_case.py") << "import helper_beside\ndef f():\n    return helper_beside.VALUE + 1\n";
+  lines = run_file_once(sb, "pkg", "[experiment]\nname = \"pkg\"\nscript = \"abc_case.py\"\n" + call_f, build, 0);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1]["result"] == 42);
 }
 
 TEST_CASE("every everyday option is in gilhost run --help", "[e2e][everyday]") {
