@@ -289,6 +289,9 @@ ThreadObservations TreeSampler::take_thread_observations() {
 void TreeSampler::watch_tree_cpu(UniqueFd cpu_stat, int max_idle_ticks) {
   tree_cpu_fd_ = std::move(cpu_stat);
   max_idle_ticks_ = max_idle_ticks;
+  // A run starts busy (the interpreter's start-up takes tens of ms): its first ticks read the tree without
+  // asking, so a short run never reads cpu.stat at all.
+  busy_backoff_ = busy_wait_ = 4;
 }
 
 namespace {
@@ -324,10 +327,10 @@ bool TreeSampler::tree_idle() {
 
 void TreeSampler::carry_idle_tick(long tick, std::int64_t now_ns) {
   // The thread states keep their own rate: each interval's off-CPU time is split by the readings at its
-  // ends, so a long idle stretch with none would end unclassified. A thread blocked since its last
-  // reading costs them one schedstat read (measure/thread_states).
+  // ends, so a long idle stretch with none would end unclassified. A thread blocked at its last reading
+  // is blocked there still, and its reading is taken again from memory (measure/thread_states).
   if (threads_ && threads_->due_at(tick)) {
-    threads_->begin_tick(tick);
+    threads_->begin_tick(tick, true);
     for (auto& [pid, m] : members_)
       if (m.stat_fd && m.threads > 0) threads_->sample_process(pid, m.threads, false);
     threads_->end_tick();

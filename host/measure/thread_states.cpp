@@ -405,6 +405,15 @@ void ThreadStateSampler::descriptors_ran_out() {
 }
 
 void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
+  if (idle_tick_ && !t.data.readings.empty() && reading_blocked(t.data.readings.back())) {
+    ThreadReading r = t.data.readings.back();  // blocked since, as begin_tick says: the same reading
+    r.t_ns = now_ns - start_ns_;
+    r.probes = t.pending;
+    t.pending = {};
+    t.parked = true;
+    keep_reading(t, r);
+    return;
+  }
   const bool had_fds = static_cast<bool>(t.schedstat);
   UniqueFd sched = had_fds ? std::move(t.schedstat) : open_task_file(t.data.pid, t.data.tid, "schedstat");
   ThreadReading r;

@@ -156,7 +156,13 @@ class ThreadStateSampler {
   // list showed threads coming and going (short-lived threads are seen at every interval then).
   bool due_at(long tick) const { return tick < full_rate_until_ || reads_threads_at(tick); }
   // Starts a tick that reads the threads (`tick` as in due_at).
-  void begin_tick(long tick) { tick_ = tick; }
+  // `tree_idle`: the tree has used no CPU since the last tick (measure/sampler's watch_tree_cpu): a thread
+  // blocked at its last reading is blocked there still, and its reading is that one again, taken from
+  // memory (a real read would return the same counters and call).
+  void begin_tick(long tick, bool tree_idle = false) {
+    tick_ = tick;
+    idle_tick_ = tree_idle;
+  }
   // Reads the threads due this tick.
   void end_tick();
   // Whether the sampler's tick `tick` (0, 1, ...) reads the threads: every tick for the run's first
@@ -220,6 +226,7 @@ class ThreadStateSampler {
   void list_threads(pid_t pid, Process& p);
   void read_thread(Track& t, std::int64_t now_ns);
   void keep_reading(Track& t, const ThreadReading& r);
+  bool idle_tick_ = false;  // begin_tick's tree_idle
   void note_process(pid_t pid, bool rescan);
   void note_objects(pid_t pid, ThreadObservations::Process& p);
   void descriptors_ran_out();

@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +73,16 @@ bool read_exact(int fd, void* buf, std::size_t n) {
     n -= static_cast<std::size_t>(r);
   }
   return true;
+}
+
+// Closes our ends of the child's pipes (EOF: it is done) and reaps it: it must have exited with 0.
+void close_and_reap(pid_t pid, int to_child, int from_child) {
+  ::close(to_child);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  ::close(from_child);
 }
 
 }  // namespace
@@ -148,12 +159,7 @@ TEST_CASE("TreeSampler: a forked tree that allocates and spawns", "[sampler]") {
   CHECK(summary["timeline"].size() == 3);
   CHECK(summary["timeline"][0][3] == 1);  // processes at the first sample
 
-  ::close(to_child[1]);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  ::close(from_child[0]);
+  close_and_reap(pid, to_child[1], from_child[0]);
 
   // Everything has exited: nothing is left behind, and later samples record nothing.
   CHECK(sampler.live_members().empty());
@@ -257,18 +263,27 @@ TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is r
   gilhost::UniqueFd cpu_stat = cgroup.cpu_stat_holding(pid);
   REQUIRE(cpu_stat);
   gilhost::TreeSampler sampler(pid, 5, 0, 50);
+  sampler.sample_threads(10);
   sampler.watch_tree_cpu(std::move(cpu_stat), 3);
   sampler.sample();
   ::usleep(20000);  // past what the child still did after it said it was ready
   sampler.sample();
 
-  // Blocked on the pipe: at most 3 ticks in a row unread, then one read (after a few ticks to see it
-  // idle: a tick that found it running leaves cpu.stat unread for the next 1, 2, 4 or 8).
-  idle_ticks(sampler, 8);
+  // Blocked on the pipe: at most 3 ticks in a row unread, then one read (after the ticks that see it
+  // idle: the first 4 do not ask, and one that found it running leaves cpu.stat unread for 1 to 8 more).
+  idle_ticks(sampler, 16);
   const std::size_t idle = idle_ticks(sampler, 12);
   CHECK(idle >= 8);
   CHECK(idle <= 9);
-  CHECK(sampler.sample_count() == 22);  // an unread tick keeps its sample all the same
+  CHECK(sampler.sample_count() == 30);  // an unread tick keeps its sample all the same
+  // Its thread's state is taken at the unread ticks too (from memory: blocked in the same read), so the
+  // idle stretch has readings at its ends, not one long interval closed by the thread's exit.
+  const gilhost::ThreadObservations seen = sampler.take_thread_observations();
+  const auto child = std::find_if(seen.threads.begin(), seen.threads.end(), [&](const auto& t) { return t.tid == pid; });
+  REQUIRE(child != seen.threads.end());
+  REQUIRE_FALSE(child->readings.empty());
+  CHECK(child->readings.back().syscall.number == SYS_read);
+  CHECK(child->readings.back().t_ns >= sampler.samples().back().t_ns - 35000000);
   const std::int64_t before = sampler.samples().back().root_rss_bytes;
 
   // It allocates, then blocks again: the next tick reads the growth.
@@ -282,10 +297,5 @@ TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is r
   CHECK(idle_ticks(sampler, 20) <= 10);
   REQUIRE(read_exact(from_child[0], &reply, 1));
 
-  ::close(to_child[1]);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  ::close(from_child[0]);
+  close_and_reap(pid, to_child[1], from_child[0]);
 }
