@@ -60,6 +60,7 @@ void to_json(json& j, const Outcome& o) {
        {"metrics", o.metrics},
        {"marks", o.marks},
        {"gil_enabled_before", optional_json(o.gil_enabled_before)},
+       {"import_ns", optional_json(o.import_ns)},
        {"gil_enabled", optional_json(o.gil_enabled)},
        {"gil_forced", o.gil_forced},
        {"gil_reenabled_by", o.gil_reenabled_by},
@@ -251,6 +252,7 @@ Outcome outcome_from(const json& j) {
   }
   read(j, "gil_enabled", o.gil_enabled);
   read(j, "gil_enabled_before", o.gil_enabled_before);
+  read(j, "import_ns", o.import_ns);
   read(j, "gil_forced", o.gil_forced);
   for (const json& name : array_at(j, "gil_reenabled_by")) {
     if (!name.is_string()) wrong("gil_reenabled_by", "a list of module names");

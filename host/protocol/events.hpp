@@ -60,6 +60,9 @@ struct Outcome {
   std::vector<Mark> marks;
   std::optional<bool> gil_enabled;         // at the end of the case; absent: nobody could say
   std::optional<bool> gil_enabled_before;  // before the script was imported or compiled
+  // Of the prepare step, importing (call) or compiling (main) the script, its module-level code and its
+  // setup; absent from an older runner. Subinterpreters: the longest of theirs.
+  std::optional<std::int64_t> import_ns;
   bool gil_forced = false;                 // PYTHON_GIL=1 / -X gil=1 on a free-threaded build
   std::vector<std::string> gil_reenabled_by;  // modules seen turning the GIL back on
   std::optional<std::int64_t> threads_alive;  // threading.active_count() at the end

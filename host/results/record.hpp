@@ -111,6 +111,7 @@ struct RunRecord {
   std::string wall_from;  // runner, or parent (the fallback)
   std::int64_t parent_wall_ns = 0, init_ns = 0, prepare_ns = 0, finalize_ns = 0;
   std::optional<std::int64_t> bootstrap_ns;  // embed mode only
+  std::optional<std::int64_t> import_ns;     // of prepare_ns, the script's import or compile (protocol::Outcome)
   // The rest of the child's life, where gilhost-runner said when (embed and subinterpreter modes): spawn
   // to the runner's main() (exec, the dynamic loader), dlopen of libpython and its symbols, and the
   // finalized event to the reap (the runner's exit).

@@ -465,6 +465,7 @@ json to_json(const RunRecord& r) {
             {"stderr_bytes", r.stderr_bytes},
             {"leftover_processes", r.leftover_processes},
             {"expect_ok", r.expect_ok}};
+  if (r.import_ns) j["import_ns"] = *r.import_ns;
   if (r.bootstrap_ns) {
     j["bootstrap_ns"] = *r.bootstrap_ns;
     j["bootstrap_cached"] = r.bootstrap_cached;
@@ -537,6 +538,7 @@ RunRecord run_from_json(const json& j) {
   r.parent_wall_ns = f.count("parent_wall_ns");
   r.init_ns = f.count("init_ns");
   r.prepare_ns = f.count("prepare_ns");
+  r.import_ns = f.maybe_count("import_ns");
   r.finalize_ns = f.count("finalize_ns");
   r.bootstrap_ns = f.maybe_count("bootstrap_ns");
   r.bootstrap_cached = f.flag("bootstrap_cached", false);

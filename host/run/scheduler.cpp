@@ -321,6 +321,7 @@ void take_outcome(RunRecord& r, const Interpreter& in, const ChildResult& child)
   r.marks = outcome.marks;
   r.gil_enabled = outcome.gil_enabled;
   r.gil_enabled_before = outcome.gil_enabled_before;
+  r.import_ns = outcome.import_ns;
   // Forced on by the selector (`+gil`), or by PYTHON_GIL=1 from elsewhere, which the runner reads back.
   r.gil_forced = in.gil_forced || outcome.gil_forced;
   r.gil_reenabled_by = gil_reenabled_by(outcome, in.free_threaded, r.gil_forced, child.stderr_text);

@@ -147,6 +147,7 @@ protocol::Outcome combine_outcomes(const std::vector<Worker>& workers, std::vect
     combined.exit_code = std::max(combined.exit_code, o.exit_code);
     either(combined.gil_enabled, o.gil_enabled);
     either(combined.gil_enabled_before, o.gil_enabled_before);
+    if (o.import_ns) combined.import_ns = std::max(combined.import_ns.value_or(0), *o.import_ns);
     combined.gil_forced = combined.gil_forced || o.gil_forced;
     if (!o.python_version.empty()) combined.python_version = o.python_version;
     for (const auto& name : o.gil_reenabled_by) add_unique(combined.gil_reenabled_by, name);

@@ -218,6 +218,10 @@ TEST_CASE("the host records results, errors, exit codes, output and sys.executab
       phases += (*echo)[phase].get<long long>();
     }
     CHECK(phases <= (*echo)["parent_wall_ns"].get<long long>());
+    // Of prepare, the script's import: some of it, never more.
+    REQUIRE((*echo)["import_ns"].is_number_integer());
+    CHECK((*echo)["import_ns"].get<long long>() > 0);
+    CHECK((*echo)["import_ns"].get<long long>() <= (*echo)["prepare_ns"].get<long long>());
 
     const json* fail = s.find("fail", i.label);
     REQUIRE(fail);

@@ -90,6 +90,7 @@ TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
   embed.bootstrap_cached = true;
   embed.cpu = {1, 2, 3, 4, 10, 5, 6};
   embed.outcome = sample_outcome();
+  embed.outcome.import_ns = 5;
   const std::string line = protocol::encode(embed);
   CHECK(line.find('\n') == std::string::npos);  // one event, one line
   const auto back = decoded<protocol::CaseEvent>(line);
@@ -98,6 +99,7 @@ TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
   CHECK(back.end_ns == 350);
   CHECK(back.wall_ns == 250);
   CHECK(back.prepare_ns == 7);
+  CHECK(back.outcome.import_ns == std::optional<std::int64_t>(5));
   CHECK(back.init_ns == 11);
   CHECK(back.bootstrap_ns == 13);
   CHECK(back.bootstrap_cached == true);

@@ -273,6 +273,7 @@ TEST_CASE("records: every field make_run_record writes reads back the same", "[r
   r.note = "killed by Killed";
   r.wall_ns = 5;
   r.bootstrap_ns = 7;
+  r.import_ns = 3;
   r.bootstrap_cached = true;
   r.cpu = gilhost::CaseCpu{1, 2, 3, 4, 10, 5, 6};
   r.rss = gilhost::TreeSummary{3, 1000, 900, 5, 2, 11, 2, {{0, 800, 1, 1}, {10, 1000, 5, 2}}};
@@ -300,6 +301,7 @@ TEST_CASE("records: every field make_run_record writes reads back the same", "[r
   CHECK(back.status == gilhost::RunStatus::crashed);
   CHECK(back.rss->timeline.size() == 2);
   CHECK(back.rss->idle_samples == 2);
+  CHECK(back.import_ns == std::optional<std::int64_t>(3));
   CHECK(back.error->qualname == "builtins.KeyError");
   CHECK_FALSE(back.gil_enabled_before.has_value());
   CHECK(back.origin.session == 1);
