@@ -36,6 +36,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "bench_cases.py")  # copied to the work folder and byte-compiled there
+NOOP = os.path.join(HERE, "noop_case.py")  # the no-op case alone: its import costs next to nothing
 # Both sides may write and read .pyc files: the script's compile time is not the host's cost.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
@@ -150,6 +151,11 @@ def cases_path(workdir):
     return os.path.join(workdir, "bench_cases.py")
 
 
+def script_of(workdir, call):
+    """The script holding `call`: the no-op alone in its own file, the rest in bench_cases.py."""
+    return os.path.join(workdir, "noop_case.py") if call == "noop" else cases_path(workdir)
+
+
 def toml_table(params):
     return "{ " + ", ".join("%s = %s" % (k, json.dumps(v)) for k, v in params.items()) + " }"
 
@@ -165,7 +171,7 @@ class Gilhost:
         with open(path, "w") as f:
             f.write('[experiment]\nname = "bench"\nscript = %s\nrepeat = %d\nwarmup = 0\ntimeout = 300.0\n'
                     'sample_interval_ms = %d\nthread_states = %s\n\n[[case]]\nname = "%s"\ncall = "%s"\nparams = %s\n'
-                    % (json.dumps(cases_path(self.workdir)), repeat, interval_ms, "true" if thread_states else "false",
+                    % (json.dumps(script_of(self.workdir, call)), repeat, interval_ms, "true" if thread_states else "false",
                        call, call, toml_table(params)))
         return path
 
@@ -320,12 +326,12 @@ def fig_fixed_cost(g, build, work, embed, runner, per_session, rounds):
     are timed spawn to reap; the embedding and the runner also say when each phase began and ended."""
     python, lib = build["executable"], build["libpython"]
     g.run(python, "noop", {})  # the bootstrap cache and the probe cache are warm from here on
-    spec = json.dumps({"libpython": lib, "executable": python, "script": cases_path(work), "mode": "call",
+    spec = json.dumps({"libpython": lib, "executable": python, "script": script_of(work, "noop"), "mode": "call",
                        "function": "noop", "free_threaded": bool(build.get("free_threaded")),
                        "bootstrap_cache_dir": os.path.join(work, "cache")})
     # `python script.py` compiles the script on every run (only imported modules get a .pyc): beside
     # `python -c pass`, the command a no-op run under gilhost replaces.
-    sides = {"gilhost": None, "python_c_pass": [python, "-c", "pass"], "python_script": [python, cases_path(work), "noop"],
+    sides = {"gilhost": None, "python_c_pass": [python, "-c", "pass"], "python_script": [python, script_of(work, "noop")],
              "runner_direct": [runner, "--event-fd", "1", "--spec", spec]}
     if embed:
         sides["bare_embedding"] = [embed, lib, python]
@@ -683,9 +689,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gilhost-bench-", dir=args.workdir) as work:
         g = Gilhost(binary, work)
         shutil.copy(CASES, cases_path(work))
+        shutil.copy(NOOP, script_of(work, "noop"))
         cases = cases_path(work)
         for b in builds:  # each build its own .pyc, so no side pays for compiling
-            output_of([b["executable"], "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], doraise=True)", cases])
+            for script in (cases_path(work), script_of(work, "noop")):
+                output_of([b["executable"], "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], doraise=True)", script])
         wake = compile_c(work, "wake", WAKE_C)
         embed = compile_c(work, "embed", EMBED_C, "-ldl")
         g.run(python, "noop", {})  # the probe and bootstrap caches are warm from here on

@@ -1,9 +1,9 @@
 """The work that tests/bench/bench.py measures, under gilhost (call mode) and under plain `python`.
-It imports nothing that `python -c pass` does not already import, so a no-op run costs what the host adds.
+It imports nothing that `python -c pass` does not already import. The no-op case lives alone in
+noop_case.py, so that importing its script costs a no-op run next to nothing.
 
     python bench_cases.py cpu N            # prints {"perf_s": ...}: the in-script time of cpu(N)
     python bench_cases.py cpu_threads N T  # the same with T threads each doing cpu(N), in parallel
-    python bench_cases.py noop             # noop(), as `python script.py` runs it: what gilhost replaces
 """
 import os
 import sys
@@ -62,10 +62,6 @@ def pingpong(n=20_000, **_):
     return {"perf_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0}
 
 
-def noop(**_):
-    return None
-
-
 def _schedstat_ns(pid):
     # Time on CPU, in ns, of every thread of `pid` (first field of /proc/PID/task/TID/schedstat).
     total = 0
@@ -116,10 +112,8 @@ def alloc(mb=256, hold_s=0.5, **_):
     return mb
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["noop"]:
-    noop()
-elif __name__ == "__main__":
-    import json  # here only: a module import costs the no-op run time that is not gilhost's
+if __name__ == "__main__":
+    import json  # here only: at the top, every call case's import would pay for it
     if len(sys.argv) == 3 and sys.argv[1] == "cpu":
         print(json.dumps(cpu(int(sys.argv[2]))))
     elif len(sys.argv) == 4 and sys.argv[1] == "cpu_threads":
