@@ -194,6 +194,14 @@ TEST_CASE("TreeSampler: the fast ticks (statm, task links) agree with the full s
     ::_exit(0);
   }
   ::close(go[0]);
+  // Blocked on the pipe before it is read: till then a forked child still faults pages in (beside two busy
+  // loops, for long enough that the two reads saw 700 and 870 KB).
+  ProcStat st;
+  for (int i = 0; i < 1000 && !(gilhost::parse_proc_stat(gilhost_test::slurp("/proc/" + std::to_string(pid) + "/stat"), st) &&
+                                st.state == 'S');
+       ++i)
+    ::usleep(5000);
+  REQUIRE(st.state == 'S');
   gilhost::TreeSampler sampler(pid, 1000, 0, 1000);
   sampler.sample();  // full
   sampler.sample();  // fast
