@@ -62,8 +62,9 @@ class TreeSampler {
   // `cpu_stat`: the cpu.stat of a cgroup (v2) that holds the whole tree. A tick at which the cgroup has
   // used no CPU since the last tick's reading reads no process: no member ran, so none can have grown
   // its memory or started a thread or a process, and the last sample stands (counted in
-  // idle_sample_count()); the thread states are read at their own rate (their intervals need ends). At most `max_idle_ticks` in a row, so memory the kernel
-  // changes on its own (reclaim, khugepaged) is seen at that rate. Only for intervals of 10 ms or more:
+  // idle_sample_count()); the thread states are read at their own rate (their intervals need ends). At
+  // most `max_idle_ticks` in a row, so memory the kernel changes on its own (reclaim, khugepaged) is seen
+  // at that rate. Only for intervals of 10 ms or more:
   // the kernel adds a running thread's CPU to its cgroup at each scheduler tick (every 1-10 ms, HZ 100 to
   // 1000), so a shorter interval could see a running tree as idle.
   void watch_tree_cpu(UniqueFd cpu_stat, int max_idle_ticks);

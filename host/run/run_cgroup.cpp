@@ -158,18 +158,10 @@ const RunCgroup& RunCgroup::session() {
 UniqueFd RunCgroup::cpu_stat_holding(pid_t pid) const {
   if (!active()) return {};
   // cgroup.procs lists its processes one a line; the run's child joined before it exec'd.
-  UniqueFd procs(::open((dir_ + "/cgroup.procs").c_str(), O_RDONLY | O_CLOEXEC));
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; procs && (n = ::read(procs.get(), buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-  const std::string line = std::to_string(pid);
-  bool held = false;
-  for (std::size_t at = 0; !held && at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    held = text.compare(at, end - at, line) == 0;
-    at = end + 1;
-  }
-  return held ? UniqueFd(::open((dir_ + "/cpu.stat").c_str(), O_RDONLY | O_CLOEXEC)) : UniqueFd{};
+  std::ifstream procs(dir_ + "/cgroup.procs");
+  for (pid_t member = 0; procs >> member;)
+    if (member == pid) return UniqueFd(::open((dir_ + "/cpu.stat").c_str(), O_RDONLY | O_CLOEXEC));
+  return {};
 }
 
 void RunCgroup::kill() const {

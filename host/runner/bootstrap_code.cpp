@@ -36,9 +36,8 @@ BootstrapCode BootstrapCode::prepare(const py::Api& api, const std::string& cach
   const std::string path = cache_dir.empty() ? std::string() : bootstrap_cache_path(cache_dir, version);
   if (!path.empty()) {
     out.cached_ = read_bootstrap_cache(path, version);
-    out.from_cache_ = out.cached_.has_value();
   }
-  if (!out.from_cache_) {
+  if (!out.cached_) {
     py::Ref code = compile_source(api);
     if (code) {
       out.compiled_ = marshal_code(api, code.get());

@@ -20,14 +20,13 @@ class BootstrapCode {
   // code when there is some, else from source. False with the Python error set.
   bool exec_in(const py::Api& api, py::PyObject* ns) const;
 
-  bool from_cache() const { return from_cache_; }
+  bool from_cache() const { return cached_.has_value(); }
   std::int64_t prepare_ns() const { return prepare_ns_; }
 
  private:
   std::string_view marshalled() const { return cached_ ? cached_->marshalled : std::string_view(compiled_); }
   std::optional<CachedBootstrap> cached_;  // the cache file, mapped
   std::string compiled_;  // else what this run compiled; neither: compile from source in exec_in
-  bool from_cache_ = false;
   std::int64_t prepare_ns_ = 0;
 };
 
