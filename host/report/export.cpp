@@ -288,6 +288,7 @@ CsvValue field(T RunRecord::*member) {
     if constexpr (std::is_same_v<T, std::string>) return v;
     else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::optional<bool>>) return flag(v);
     else if constexpr (std::is_same_v<T, double>) return number(v);
+    else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) return v ? number(*v) : std::string();
     else return number(static_cast<std::int64_t>(v));
   };
 }
@@ -315,7 +316,7 @@ const std::vector<std::pair<std::string, CsvValue>>& csv_layout() {
       {"exit_code", field(&R::exit_code)}, {"signal", field(&R::signal)},
       {"wall_s", [](const R& r) { return fmt::format("{:.9f}", static_cast<double>(r.wall_ns) / 1e9); }},
       {"wall_ns", field(&R::wall_ns)}, {"parent_wall_ns", field(&R::parent_wall_ns)}, {"init_ns", field(&R::init_ns)},
-      {"prepare_ns", field(&R::prepare_ns)}, {"finalize_ns", field(&R::finalize_ns)},
+      {"prepare_ns", field(&R::prepare_ns)}, {"import_ns", field(&R::import_ns)}, {"finalize_ns", field(&R::finalize_ns)},
       {"cpu_ns", cpu_field(&CaseCpu::cpu_ns)}, {"user_ns", cpu_field(&CaseCpu::user_ns)}, {"sys_ns", cpu_field(&CaseCpu::sys_ns)},
       {"children_user_ns", cpu_field(&CaseCpu::children_user_ns)}, {"children_sys_ns", cpu_field(&CaseCpu::children_sys_ns)},
       {"cpu_per_wall", field(&R::cpu_per_wall)}, {"tree_cpu_ns", field(&R::tree_cpu_ns)}, {"max_rss_kb", field(&R::max_rss_kb)},

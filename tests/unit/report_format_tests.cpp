@@ -311,6 +311,7 @@ TEST_CASE("CSV export: one row per run, RFC 4180", "[report][export]") {
   CHECK(csv_field("two\nlines") == "\"two\nlines\"");
 
   ReportModel model = report_test::demo_model();
+  model.sections[0].runs[1].import_ns = 431250;  // the script's share of prepare, where the runner said it
   const std::string csv = runs_csv(model);
   CHECK(count(csv, "\r\n") == count(csv, "\n"));  // CRLF line ends only (no field here holds a line break)
   auto rows = parse_csv(csv);
@@ -331,6 +332,9 @@ TEST_CASE("CSV export: one row per run, RFC 4180", "[report][export]") {
     CHECK(row[col("case")] == r["case"]);
     CHECK(row[col("interpreter")] == r["interpreter"]);
     CHECK(row[col("wall_ns")] == std::to_string(r["wall_ns"].get<std::int64_t>()));
+    // Empty where the record has none (exec mode, files from before it was recorded), never 0.
+    CHECK(row[col("import_ns")] == (r.contains("import_ns") ? std::to_string(r["import_ns"].get<std::int64_t>()) : ""));
+    if (i == 2) CHECK(row[col("import_ns")] == "431250");
     CHECK(std::stod(row[col("wall_s")]) == Approx(r["wall_ns"].get<double>() / 1e9));
     CHECK(row[col("peak_tree_rss_bytes")] == std::to_string(r["rss"]["peak_tree_rss_bytes"].get<std::int64_t>()));
     CHECK(row[col("host")] == "vm");
