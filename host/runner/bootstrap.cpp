@@ -12,18 +12,6 @@ namespace {
 // so the host adds as little fixed cost per run as possible. Results are encoded by a small JSON writer.
 constexpr char kBootstrap[] = R"PY(
 import sys, os, time
-_gc_imported = "gc" in sys.modules  # not at start-up: dropped again below, as sys.modules was
-import gc as _gc
-
-# GIL builds: the start-up's objects frozen (gc.freeze, which also restarts the count of allocations that
-# sets off the next collection) while this code defines itself, and thawed at its end, before the script is
-# imported. `python -c pass` allocates too little after start-up to set off a collection; the runner's own
-# objects did, twice a no-op run, each pass over every object of the start-up: 0.3-0.9 ms apiece
-# (docs/performance.md). No user code runs while they are frozen, and the script and the case see the
-# heap `python` gives them.
-_startup_frozen = _gc.isenabled() and not _spec.get("free_threaded")
-if _startup_frozen:
-    _gc.freeze()
 
 _state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
           "exit_code": 0, "fn": None, "code": None, "gil_reenabled_by": [], "thread_names": {},
@@ -458,10 +446,6 @@ def _finish():
     return _json(fields)[:-1] + ',' + recorded + '}'
 
 
-if _startup_frozen:
-    _gc.unfreeze()
-if not _gc_imported:
-    del sys.modules["gc"]
 )PY";
 
 // Exec mode only: the bracketing the runner does in C++ otherwise. Kept out of the code the runner loads

@@ -246,17 +246,6 @@ TEST_CASE("the host records results, errors, exit codes, output and sys.executab
     CHECK((*metric)["metrics"]["answer"] == 42);
     CHECK((*metric)["marks"].size() == 1);
 
-    // The runner freezes the start-up's objects while its own code loads (no collection of them for its
-    // allocations) and thaws them before it imports the script: the script finds nothing frozen, and what
-    // it freezes itself stays frozen.
-    const json* gc_state = s.find("gc_state", i.label);
-    REQUIRE(gc_state);
-    CHECK((*gc_state)["result"] == json({{"enabled", true}, {"frozen_at_import", 0}, {"frozen_in_case", 0}}));
-    const json* frozen = s.find("gc_frozen_by_script", i.label);
-    REQUIRE(frozen);
-    CHECK((*frozen)["result"]["frozen_at_import"] == 0);
-    CHECK((*frozen)["result"]["frozen_in_case"].get<long long>() > 0);
-
     const json* chatter = s.find("chatter", i.label);
     REQUIRE(chatter);
     CHECK((*chatter)["stdout_bytes"].get<long long>() > 2000000);  // 200,000 lines, all read
