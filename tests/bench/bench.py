@@ -461,7 +461,7 @@ def fig_accuracy(g, python, rounds):
 def beside_floor(g, python, wake, seconds, interval_ms, thread_states=True):
     """gilhost's CPU share while it watches a run that sleeps, and the bare wake-up loop's, measured over the
     same stretch of time: the loop runs while gilhost watches (watch_host's window opens 0.3 s into the case
-    and lasts `seconds`; the loop starts 0.5 s after gilhost and stops 0.2 s before that window ends). On a
+    and lasts `seconds`; the loop starts 0.5 s after gilhost and stops about 0.3 s before that window ends). On a
     VM whose wake-ups cost twice as much from one minute to the next, a pair taken one after the other
     compares two machines; a pair taken together compares the two programs. Returns (gilhost, floor)."""
     started = g.start(python, "watch_host", {"seconds": seconds, "children": 0, "threads": 0},
