@@ -175,39 +175,42 @@ class Gilhost:
                        call, call, toml_table(params)))
         return path
 
-    def start(self, python, call, params, interval_ms=10, thread_states=True):
-        """Starts a one-run session in the background; finish() waits for it and returns its run record."""
-        config = self.config(call, params, 1, interval_ms, thread_states)
+    def command(self, python, config):
+        """A session's command line, and the results file it writes."""
         results = config.replace(".toml", ".jsonl")
-        log = open(os.path.join(self.workdir, "stderr.txt"), "w")
-        proc = subprocess.Popen([self.binary, "run", config, "-p", python, "-o", results, "--no-details"],
-                                stdout=subprocess.DEVNULL, stderr=log, env=ENV)
-        return proc, results, log
+        return [self.binary, "run", config, "-p", python, "-o", results, "--no-details"], results
+
+    def log(self):
+        return os.path.join(self.workdir, "stderr.txt")  # its warnings (e.g. about the load) stay out of the report
 
     @staticmethod
-    def finish(started):
-        proc, results, log = started
-        proc.wait()
-        log.close()
-        runs = [r for r in map(json.loads, open(results)) if r.get("type") == "run"]
-        os.unlink(results)
-        if len(runs) != 1 or runs[0]["status"] != "ok":
-            raise RuntimeError("gilhost session failed: %s\n%s" % (runs[:1], open(log.name).read()[-2000:]))
-        return runs[0]
-
-    def run(self, python, call, params, repeat=1, interval_ms=10, thread_states=True, mode=None):
-        """Runs a session (`mode`: --thread-states exact or sampled); returns (whole-command wall seconds, run records)."""
-        config = self.config(call, params, repeat, interval_ms, thread_states)
-        results = config.replace(".toml", ".jsonl")
-        log = os.path.join(self.workdir, "stderr.txt")  # its warnings (e.g. about the load) stay out of the report
-        wall = spawn_wall([self.binary, "run", config, "-p", python, "-o", results, "--no-details"]
-                          + (["--thread-states", mode] if mode else []), stderr=log)
+    def take_runs(results, repeat, log):
+        """The run records a session wrote (the file removed): `repeat` of them, all ok, or RuntimeError."""
         runs = [r for r in map(json.loads, open(results)) if r.get("type") == "run"]
         os.unlink(results)
         bad = [r for r in runs if r["status"] != "ok"]
         if len(runs) != repeat or bad:
             raise RuntimeError("gilhost session failed: %s\n%s" % (bad[:1] or runs, open(log).read()[-2000:]))
-        return wall, runs
+        return runs
+
+    def start(self, python, call, params, interval_ms=10, thread_states=True):
+        """Starts a one-run session in the background; finish() waits for it and returns its run record."""
+        argv, results = self.command(python, self.config(call, params, 1, interval_ms, thread_states))
+        log = open(self.log(), "w")
+        return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=ENV), results, log
+
+    @classmethod
+    def finish(cls, started):
+        proc, results, log = started
+        proc.wait()
+        log.close()
+        return cls.take_runs(results, 1, log.name)[0]
+
+    def run(self, python, call, params, repeat=1, interval_ms=10, thread_states=True, mode=None):
+        """Runs a session (`mode`: --thread-states exact or sampled); returns (whole-command wall seconds, run records)."""
+        argv, results = self.command(python, self.config(call, params, repeat, interval_ms, thread_states))
+        wall = spawn_wall(argv + (["--thread-states", mode] if mode else []), stderr=self.log())
+        return wall, self.take_runs(results, repeat, self.log())
 
 
 def cycles(runs):
