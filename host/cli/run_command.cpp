@@ -34,6 +34,9 @@ void add_run_selection(CLI::App& run, RunOptions& ro, CommonOptions& co) {
   run.add_option("--profile", ro.profile, "Apply a [profile.NAME] of the file");
   run.add_flag("-q,--quick", ro.quick, "Same as --profile quick");
   run.add_option("-o,--output", ro.output, "Results file (JSON Lines; default results/NAME-TIMESTAMP-PID.jsonl, this session's own); a file named here that holds sessions already is appended to, and the new meta line says so");
+  run.add_option("--sample-interval", ro.sample_interval_ms, "Milliseconds between the sampler's readings of RSS, CPU and thread states (overrides the file's sample_interval_ms; default 10)")
+      ->check(whole_number_at_least(1, limits::kMaxSampleIntervalMs))
+      ->type_name("MS");
   run.add_option("--repeat", ro.repeat, "Measured runs per case and interpreter (overrides the file)")->check(whole_number_at_least(1, limits::kMaxRounds));
   run.add_option("--warmup", ro.warmup, "Warm-up runs, dropped from statistics (overrides the file)")
       ->check(whole_number_at_least(0, limits::kMaxRounds));

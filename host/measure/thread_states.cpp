@@ -247,7 +247,8 @@ std::size_t ThreadStateSampler::readings_cap() const {
 // thread blocked all along keeps two readings), and a thread at its cap is compacted to half of it.
 void ThreadStateSampler::keep_reading(Track& t, const ThreadReading& r) {
   auto& kept = t.data.readings;
-  ++t.reads;
+  ++t.data.reads;
+  t.read_tick = tick_;
   if (kept.size() >= 2 && redundant_reading(kept[kept.size() - 2], kept.back(), r)) {
     ThreadReading merged = r;
     merged.probes.add(kept.back().probes);
@@ -263,7 +264,7 @@ void ThreadStateSampler::keep_reading(Track& t, const ThreadReading& r) {
 }
 
 ThreadStateSampler::ThreadStateSampler(pid_t root, std::int64_t start_ns, int interval_ms)
-    : root_(root), start_ns_(start_ns) {
+    : root_(root), start_ns_(start_ns), parked_stride_(parked_stride(interval_ms)) {
   obs_.interval_ms = interval_ms;
   obs_.start_ns = start_ns;
   obs_.root = root;
@@ -376,13 +377,25 @@ void ThreadStateSampler::sample_process(pid_t pid, long threads, bool rescan, st
     if (t.gone) continue;
     // Named at first sight; again at rescans in its first ~50 readings, as threads name themselves
     // once started (threading does on 3.14).
-    if (added || (rescan && t.reads < 50)) {
+    if (added || (rescan && t.data.reads < 50)) {
       std::string name = read_comm(pid, tid);
       if (!name.empty()) t.data.name = std::move(name);
     }
-    due_.push_back(&t);
+    if (!parked_not_due(t, cpu_ns >= 0)) due_.push_back(&t);
   }
   obs_.cost_ns += monotonic_ns() - t0;
+}
+
+long ThreadStateSampler::parked_stride(int interval_ms) {
+  const std::int64_t interval_ns = std::int64_t{std::max(1, interval_ms)} * 1'000'000;
+  return std::max<long>(kStride, static_cast<long>((kParkedGapNs + interval_ns - 1) / interval_ns));
+}
+
+bool ThreadStateSampler::parked_not_due(const Track& t, bool checkpoint) const {
+  // At kStride the ticks that read the threads come no more often than that: the default reads as before.
+  if (parked_stride_ <= kStride || !t.parked || checkpoint || t.read_tick < 0) return false;
+  if (tick_ < kFullRateTicks || tick_ < full_rate_until_) return false;
+  return tick_ - t.read_tick < parked_stride_;
 }
 
 void ThreadStateSampler::process_ended(pid_t pid, std::int64_t cpu_ns) {

@@ -101,6 +101,7 @@ struct ThreadTrack {
   std::string name;
   std::vector<ThreadReading> readings;
   ProbeCalls calls{};  // what its readings' probe tallies point into
+  long reads = 0;      // readings taken (more than kept, once compacted)
 };
 
 // What the sampler read of one run, before classification.
@@ -190,6 +191,13 @@ class ThreadStateSampler {
 
   static constexpr long kFullRateTicks = 25;
   static constexpr long kStride = 3;
+  // A parked thread (blocked in one call, not run since its reading before) is read at the default
+  // interval's cadence, kStride x 10 ms, however short the interval: its next reading can only repeat
+  // the last until it wakes, and that cadence is the one the oracle checks (tests/bench/oracle.py). At
+  // 1 ms a sleeping thread was 1 read in 3 ticks, a third of the sampler's reads (docs/performance.md).
+  static constexpr std::int64_t kParkedGapNs = kStride * 10'000'000;
+  // Ticks between a parked thread's readings: at least kStride, so the default interval reads as before.
+  static long parked_stride(int interval_ms);
   static constexpr int kMaxThreadsPerTick = 128;  // past that, threads are read in turn
   static constexpr int kMaxThreadsWithFds = 256;  // past that, their files are opened at each read
   // Readings kept across all threads (56 bytes each): each thread's cap is its share, a power of two
@@ -204,7 +212,7 @@ class ThreadStateSampler {
     UniqueFd schedstat, syscall;
     bool gone = false;
     bool missed_fd = false, missed_unreadable = false;  // counted once in obs_.misses
-    long reads = 0;  // readings taken (more than kept, once compacted)
+    long read_tick = -1;  // the tick of its last reading
     ProbeTally pending;          // probes since its last reading, for the next one
     SyscallReading last_wait;    // the last blocked call a reading or a probe saw (unreadable: none yet)
     bool mixed = false;          // seen in two different waits: probed, until settled()
@@ -250,6 +258,10 @@ class ThreadStateSampler {
   int task_dirs_ = 0;
   long tick_ = 0;
   long full_rate_until_ = 0;
+  long parked_stride_ = kStride;
+  // Whether `t` waits for a later tick: parked, read less than parked_stride_ ticks ago, and this tick is
+  // neither in a full-rate stretch nor a checkpoint of its process's CPU (coverage needs every thread).
+  bool parked_not_due(const Track& t, bool checkpoint) const;
   std::vector<pid_t> checkpoints_;  // processes with a kernel count this tick
   std::size_t cursor_ = 0;  // where the next tick starts reading, when not every thread fits in one
   std::vector<Track*> due_;

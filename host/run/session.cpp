@@ -165,6 +165,7 @@ std::optional<Experiment> load_for_run(const std::string& file, const RunOptions
   if (std::string unused; !ro.precision.empty()) ex.precision = parse_precision(ro.precision, unused);  // cmd_run checked it
   if (ro.warmup >= 0) ex.warmup = ro.warmup;
   if (ro.timeout > 0) ex.timeout_s = ro.timeout;
+  if (ro.sample_interval_ms > 0) ex.sample_interval_ms = ro.sample_interval_ms;
   if (ro.max_cell_time >= 0) ex.cell_budget_s = ro.max_cell_time;
   if (ro.no_thread_states || ro.thread_states == "off") ex.thread_states = false;
   return ex;

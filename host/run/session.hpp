@@ -15,6 +15,7 @@ struct RunOptions {
   bool quick = false;
   std::string output;
   int repeat = 0, warmup = -1;
+  int sample_interval_ms = 0;     // --sample-interval: the sampler's tick (0: the file's)
   double timeout = 0;
   double max_cell_time = -1;      // --max-cell-time: the cell's time budget (0: none; <0: the file's)
   std::string precision;          // --precision: "3%", 0.03, off (config/precision); "": the file's

@@ -2,7 +2,7 @@
 """Thread states checked against an independent oracle: the kernel's own record, taken by perf.
 
     python3 tests/bench/oracle.py --gilhost build/gilhost [-p 3.9 -p 3.12 -p 3.14t] [--runs 2]
-        [--workload spinners ...] [--goal 5] [--check cpu,io,timeline] [--json OUT] [--keep DIR]
+        [--workload spinners ...] [--goal 5] [--check cpu,io,timeline] [--interval-ms 10] [--json OUT] [--keep DIR]
 
 Each workload (tests/bench/oracle_workloads.py, about 1 s of worker threads) runs under gilhost on each
 build while perf records, with CLOCK_MONOTONIC timestamps (-k mono):
@@ -296,7 +296,8 @@ def run_workload(args, name, work):
     results = os.path.join(work, f"{name}.jsonl")
     sched, sysd = os.path.join(work, f"{name}.sched.data"), os.path.join(work, f"{name}.sys.data")
     cmd = [args.gilhost, "run", script, "-o", results, "--repeat", str(args.runs), "--warmup", "0",
-           "--no-details"] + [x for p in args.python for x in ("-p", p)] + (["--no-lock"] if args.no_lock else [])
+           "--no-details", "--sample-interval", str(args.interval_ms)] + [x for p in args.python for x in ("-p", p)] + \
+          (["--no-lock"] if args.no_lock else [])
     rec = start_sched_record(sched)
     try:
         subprocess.run(["perf", "record", "-q", "-k", "mono", "-o", sysd, "-e", "raw_syscalls:sys_enter",
@@ -342,6 +343,7 @@ def main():
                          "state; `all`: both, every state")
     ap.add_argument("--min-life-ms", type=float, default=100.0, help="worker threads that lived less are left out")
     ap.add_argument("--no-lock", action="store_true", help="pass --no-lock to gilhost")
+    ap.add_argument("--interval-ms", type=int, default=10, help="gilhost's --sample-interval (default 10, gilhost's)")
     ap.add_argument("--json", help="write every thread's comparison here")
     ap.add_argument("--keep", help="keep the scripts, results and perf files in this folder")
     args = ap.parse_args()

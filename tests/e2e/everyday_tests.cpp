@@ -185,10 +185,35 @@ TEST_CASE("a call case's script named like a module Python has already imported 
   CHECK(lines[1]["result"] == 42);
 }
 
+TEST_CASE("--sample-interval sets the sampler's tick over the file's, recorded in the meta", "[e2e][everyday]") {
+  const std::string build = embeddable_build();
+  REQUIRE_FALSE(build.empty());
+  Sandbox sb("everyday");
+  std::ofstream(sb.dir / "nap.py") << "import time\ntime.sleep(0.3)\n";
+  // The RSS samples of one 0.3 s run: about 150 at 2 ms, about 30 at the default 10 ms.
+  auto samples_at = [&](const std::string& option) {
+    const auto r = sb.gilhost("run nap.py -p " + build + " --repeat 1 --warmup 0 --no-lock -o r.jsonl " + option);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto lines = json_lines(sb.dir / "r.jsonl");
+    fs::remove(sb.dir / "r.jsonl");
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0]["experiment"]["sample_interval_ms"] == (option.empty() ? 10 : 2));
+    CHECK(lines[1]["thread_states"]["interval_ms"] == (option.empty() ? 10 : 2));
+    return lines[1]["rss"]["samples"].get<long>();
+  };
+  const long fine = samples_at("--sample-interval 2"), coarse = samples_at("");
+  INFO(fine << " samples at 2 ms, " << coarse << " at 10 ms");
+  CHECK(fine > 2 * coarse);
+  const auto zero = sb.gilhost("run nap.py -p " + build + " --sample-interval 0");
+  CHECK(zero.exit_code != 0);
+  CHECK(zero.err.find("--sample-interval") != std::string::npos);
+}
+
 TEST_CASE("every everyday option is in gilhost run --help", "[e2e][everyday]") {
   const auto run_help = gilhost::run_capture({kGilhost, "run", "--help"}, 30);
   CHECK(run_help.exit_code == 0);
-  for (const char* option : {"-m,--module", "--case GLOB", "--param KEY=VALUE", "--no-lock", "--cpus LIST", "NAME-TIMESTAMP-PID",
+  for (const char* option : {"-m,--module", "--sample-interval MS", "--case GLOB", "--param KEY=VALUE", "--no-lock", "--cpus LIST", "NAME-TIMESTAMP-PID",
                              "appended to", "gilhost run bench.py", "gilhost run -m timeit", "governor"})
     CHECK(run_help.out.find(option) != std::string::npos);
   const auto compare_help = gilhost::run_capture({kGilhost, "compare", "--help"}, 30);

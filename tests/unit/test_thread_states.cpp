@@ -302,6 +302,81 @@ TEST_CASE("thread states: every tick at first, then every kStride-th", "[thread_
 
 namespace {
 
+// How many times the sampler read a real thread of this process that is parked (blocked on a pipe, never
+// running), and one that spins, over `ticks` ticks at `interval_ms` as TreeSampler drives it;
+// `checkpoints`: every tick carries the process's CPU count.
+std::pair<long, long> reads_of_parked_and_running(int interval_ms, long ticks, bool checkpoints) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> parked_tid{0}, spinner_tid{0};
+  auto tid = [] { return static_cast<pid_t>(::syscall(SYS_gettid)); };
+  std::thread parked([&] {
+    parked_tid = tid();
+    char c;
+    while (::read(fds[0], &c, 1) < 0) {
+    }
+  });
+  std::thread spinner([&] {
+    spinner_tid = tid();
+    volatile std::uint64_t x = 0;
+    while (!stop) x = x + 1;
+  });
+  while (!parked_tid || !spinner_tid) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // in its read() by now
+  const pid_t self = ::getpid();
+  gilhost::ThreadStateSampler sampler(self, gilhost::monotonic_ns(), interval_ms);
+  for (long tick = 0; tick < ticks; ++tick) {
+    if (!sampler.due_at(tick)) continue;
+    sampler.begin_tick(tick);
+    sampler.sample_process(self, 3, tick == 0, checkpoints ? 0 : -1);
+    sampler.end_tick();
+  }
+  stop = true;
+  REQUIRE(::write(fds[1], "x", 1) == 1);
+  parked.join();
+  spinner.join();
+  ::close(fds[0]);
+  ::close(fds[1]);
+  long parked_reads = -1, running_reads = -1;
+  for (const auto& t : sampler.take().threads) {
+    if (t.tid == parked_tid) parked_reads = t.reads;
+    if (t.tid == spinner_tid) running_reads = t.reads;
+  }
+  return {parked_reads, running_reads};
+}
+
+}  // namespace
+
+TEST_CASE("thread states: a parked thread is read at the default interval's cadence, however short the interval",
+          "[thread_states]") {
+  using gilhost::ThreadStateSampler;
+  const long ticks = ThreadStateSampler::kFullRateTicks + 600;
+  const long due = ThreadStateSampler::kFullRateTicks + 600 / ThreadStateSampler::kStride;  // ticks reading threads
+  SECTION("at 1 ms: every 30th tick once past the first ticks; the running thread at every tick due") {
+    const auto [parked, running] = reads_of_parked_and_running(1, ticks, false);
+    CHECK(running >= due / 2);  // all, on a quiet machine; a spinner queued behind other work looks parked
+    CHECK(parked >= ThreadStateSampler::kFullRateTicks + 600 / 30);
+    CHECK(parked <= ThreadStateSampler::kFullRateTicks + 600 / 30 + 2);
+  }
+  SECTION("at the default 10 ms: every tick due, as before") {
+    const auto [parked, running] = reads_of_parked_and_running(10, ticks, false);
+    CHECK(running >= due / 2);  // all, on a quiet machine; a spinner queued behind other work looks parked
+    CHECK(parked == due);
+  }
+  SECTION("at a tick that checks the process's CPU count, every thread is read") {
+    const auto [parked, running] = reads_of_parked_and_running(1, ticks, true);
+    CHECK(running >= due / 2);  // all, on a quiet machine; a spinner queued behind other work looks parked
+    CHECK(parked == due);
+  }
+  CHECK(ThreadStateSampler::parked_stride(1) == 30);
+  CHECK(ThreadStateSampler::parked_stride(7) == 5);
+  CHECK(ThreadStateSampler::parked_stride(10) == ThreadStateSampler::kStride);
+  CHECK(ThreadStateSampler::parked_stride(100) == ThreadStateSampler::kStride);
+}
+
+namespace {
+
 gilhost::ThreadReading reading_us(std::int64_t t_us, std::int64_t cpu_us, std::int64_t delay_us, SyscallReading s) {
   gilhost::ThreadReading r;
   r.t_ns = t_us * 1000;
