@@ -393,7 +393,9 @@ long ThreadStateSampler::parked_stride(int interval_ms) {
 
 bool ThreadStateSampler::parked_not_due(const Track& t, bool checkpoint) const {
   // At kStride the ticks that read the threads come no more often than that: the default reads as before.
-  if (parked_stride_ <= kStride || !t.parked || checkpoint || t.read_tick < 0) return false;
+  // A thread seen in two different waits (a sleeper that queues for the GIL) keeps the interval's
+  // cadence: how its off-CPU time splits between them is what its readings resolve.
+  if (parked_stride_ <= kStride || !t.parked || t.mixed || checkpoint || t.read_tick < 0) return false;
   if (tick_ < kFullRateTicks || tick_ < full_rate_until_) return false;
   return tick_ - t.read_tick < parked_stride_;
 }

@@ -259,8 +259,9 @@ class ThreadStateSampler {
   long tick_ = 0;
   long full_rate_until_ = 0;
   long parked_stride_ = kStride;
-  // Whether `t` waits for a later tick: parked, read less than parked_stride_ ticks ago, and this tick is
-  // neither in a full-rate stretch nor a checkpoint of its process's CPU (coverage needs every thread).
+  // Whether `t` waits for a later tick: parked, never seen in two waits, read less than parked_stride_
+  // ticks ago, and this tick is neither in a full-rate stretch nor a checkpoint of its process's CPU
+  // (coverage needs every thread).
   bool parked_not_due(const Track& t, bool checkpoint) const;
   std::vector<pid_t> checkpoints_;  // processes with a kernel count this tick
   std::size_t cursor_ = 0;  // where the next tick starts reading, when not every thread fits in one
