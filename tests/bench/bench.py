@@ -461,17 +461,18 @@ def fig_accuracy(g, python, rounds):
             "hashing_max": max(hashing), "rounds": rounds}
 
 
-def beside_floor(g, python, wake, seconds, interval_ms, thread_states=True):
+def beside_floor(g, python, wake, seconds, interval_ms, thread_states=True, reads=0):
     """gilhost's CPU share while it watches a run that sleeps, and the bare wake-up loop's, measured over the
     same stretch of time: the loop runs while gilhost watches (watch_host's window opens 0.3 s into the case
     and lasts `seconds`; the loop starts 0.5 s after gilhost and stops about 0.3 s before that window ends). On a
     VM whose wake-ups cost twice as much from one minute to the next, a pair taken one after the other
-    compares two machines; a pair taken together compares the two programs. Returns (gilhost, floor)."""
+    compares two machines; a pair taken together compares the two programs. With `reads`, the loop also
+    reads that many processes' statm each wake-up (floor_share). Returns (gilhost, floor)."""
     started = g.start(python, "watch_host", {"seconds": seconds, "children": 0, "threads": 0},
                       interval_ms=interval_ms, thread_states=thread_states)
     try:
         time.sleep(0.5)
-        floor = floor_share(wake, seconds - 0.4, interval_ms * 1000)
+        floor = floor_share(wake, seconds - 0.4, interval_ms * 1000, reads)
     finally:
         res = g.finish(started)["result"]
     return res["host_cpu_ns"] / res["wall_ns"], floor
@@ -480,7 +481,7 @@ def beside_floor(g, python, wake, seconds, interval_ms, thread_states=True):
 def fig_sampler(g, python, wake, seconds, pairs):
     """gilhost's CPU share while it watches a run that sleeps, against the bare wake-up loop. At 1 ms the two
     run at the same time (beside_floor), with thread states on and, to show their share, off."""
-    host, floor, ratios, off_ratios = [], [], [], []
+    host, floor, ratios, off_ratios, statm_ratios = [], [], [], [], []
     for i in range(pairs):
         for states in alternate(i, True, False):
             if wake:
@@ -491,6 +492,9 @@ def fig_sampler(g, python, wake, seconds, pairs):
             if states:
                 host.append(h)
                 floor.append(f)
+        if wake:  # the floor of any sampler that reads the RSS each tick: the loop reading one statm, beside
+            h, f = beside_floor(g, python, wake, seconds, 1, True, reads=1)
+            statm_ratios.append(h / f)
     # The default interval, 1 and 10 processes, each beside its floor: the bare 10 ms loop reading the
     # RSS (statm) of as many processes, alternating.
     default, default_floor = {}, {}
@@ -504,6 +508,7 @@ def fig_sampler(g, python, wake, seconds, pairs):
                     f.append(floor_share(wake, seconds, 10000, procs))
         default["%dproc" % procs], default_floor["%dproc" % procs] = median(h), median(f)
     return {"1ms": ratio_figure(ratios), "1ms_share": median(host), "floor_1ms_share": median(floor),
+            "1ms_vs_statm_loop": ratio_figure(statm_ratios) if statm_ratios else None,
             "1ms_no_thread_states": ratio_figure(off_ratios), "1ms_measured": "side by side" if wake else "in turn",
             "floor_1ms_statm_share": floor_share(wake, seconds, 1000, 1),
             "floor_in": "C (ppoll)" if wake else "Python (time.sleep)",
@@ -630,9 +635,11 @@ def report(fig):
     if s:
         rows.append(("3 sampler CPU at 1 ms / bare 1 ms wake-up loop <= 1.2x", ci(s["1ms"]),
                      "%.2f %% vs %.2f %% of a core, measured %s (floor in %s); without thread states %.3fx; the"
-                     " loop reading one statm each wake-up %.2f %%"
+                     " loop reading one statm each wake-up %.2f %%%s"
                      % (s["1ms_share"] * 100, s["floor_1ms_share"] * 100, s["1ms_measured"], s["floor_in"],
-                        s["1ms_no_thread_states"]["ratio"], s["floor_1ms_statm_share"] * 100),
+                        s["1ms_no_thread_states"]["ratio"], s["floor_1ms_statm_share"] * 100,
+                        "; gilhost / that loop, side by side, %s" % ci(s["1ms_vs_statm_loop"])
+                        if s.get("1ms_vs_statm_loop") else ""),
                      s["1ms"]["ratio"] <= 1.2))
         for k, v in s["default_10ms_share"].items():
             rows.append(("3 sampler CPU at 10 ms, %s <= 1 %%" % k.replace("proc", " process(es)"), "%.2f %%" % (v * 100),
