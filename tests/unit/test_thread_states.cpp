@@ -177,29 +177,54 @@ TEST_CASE("classify_threads: a long timeline is coarsened to at most kMaxSegment
   CHECK(s.threads[0].times.lived_ns() == 100000000000);  // with the 10 ms it had run at first sight
 }
 
-TEST_CASE("ThreadStateSampler: real threads of this process sleep, block on a pipe, spin", "[thread_states]") {
-  std::atomic<bool> stop{false};
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  std::atomic<pid_t> sleeper_tid{0}, reader_tid{0}, spinner_tid{0};
-  auto tid = [] { return static_cast<pid_t>(::syscall(SYS_gettid)); };
-  std::thread sleeper([&] {
-    sleeper_tid = tid();
-    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  });
-  std::thread reader([&] {
-    reader_tid = tid();
-    char c;
-    while (::read(fds[0], &c, 1) < 0) {
-    }
-  });
-  std::thread spinner([&] {
-    spinner_tid = tid();
-    volatile std::uint64_t x = 0;
-    while (!stop) x = x + 1;
-  });
-  while (!sleeper_tid || !reader_tid || !spinner_tid) std::this_thread::yield();
+namespace {
 
+// Real threads of this process whose states are known: one blocked reading a pipe, one spinning, and one
+// sleeping 50 ms at a time; each has its tid by the time the constructor returns, and all are stopped and
+// joined when it goes.
+class KnownThreads {
+ public:
+  KnownThreads() {
+    REQUIRE(::pipe(fds_) == 0);
+    auto tid = [] { return static_cast<pid_t>(::syscall(SYS_gettid)); };
+    sleeper_ = std::thread([&, tid] {
+      sleeper_tid = tid();
+      while (!stop_) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    });
+    reader_ = std::thread([&, tid] {
+      reader_tid = tid();
+      char c;
+      while (::read(fds_[0], &c, 1) < 0) {
+      }
+    });
+    spinner_ = std::thread([&, tid] {
+      spinner_tid = tid();
+      volatile std::uint64_t x = 0;
+      while (!stop_) x = x + 1;
+    });
+    while (!sleeper_tid || !reader_tid || !spinner_tid) std::this_thread::yield();
+  }
+  KnownThreads(const KnownThreads&) = delete;
+  KnownThreads& operator=(const KnownThreads&) = delete;
+  ~KnownThreads() {
+    stop_ = true;
+    if (::write(fds_[1], "x", 1) != 1) ::close(fds_[1]);  // either wakes the reader
+    for (std::thread* t : {&sleeper_, &reader_, &spinner_}) t->join();
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+  std::atomic<pid_t> sleeper_tid{0}, reader_tid{0}, spinner_tid{0};
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::atomic<bool> stop_{false};
+  std::thread sleeper_, reader_, spinner_;
+};
+
+}  // namespace
+
+TEST_CASE("ThreadStateSampler: real threads of this process sleep, block on a pipe, spin", "[thread_states]") {
+  KnownThreads known;
   const pid_t self = ::getpid();
   gilhost::ThreadStateSampler sampler(self, gilhost::monotonic_ns(), 5);
   for (int tick = 0; tick < 60; ++tick) {
@@ -207,14 +232,6 @@ TEST_CASE("ThreadStateSampler: real threads of this process sleep, block on a pi
     sampler.end_tick();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  stop = true;
-  REQUIRE(::write(fds[1], "x", 1) == 1);
-  sleeper.join();
-  reader.join();
-  spinner.join();
-  ::close(fds[0]);
-  ::close(fds[1]);
-
   const gilhost::ThreadStates s = gilhost::classify_threads(sampler.take(), {}, "not located");
   auto find = [&](pid_t t) -> const gilhost::ThreadRecord& {
     for (const auto& r : s.threads)
@@ -222,9 +239,9 @@ TEST_CASE("ThreadStateSampler: real threads of this process sleep, block on a pi
     FAIL("thread " << t << " not sampled");
     return s.threads.front();
   };
-  const auto& sl = find(sleeper_tid).times;
-  const auto& rd = find(reader_tid).times;
-  const auto& sp = find(spinner_tid).times;
+  const auto& sl = find(known.sleeper_tid).times;
+  const auto& rd = find(known.reader_tid).times;
+  const auto& sp = find(known.spinner_tid).times;
   CHECK(sl.share(ThreadState::sleep) > 0.8);
   CHECK(rd.share(ThreadState::io) > 0.8);
   CHECK(sp.share(ThreadState::cpu) + sp.share(ThreadState::runqueue) > 0.9);
@@ -306,42 +323,20 @@ namespace {
 // running), and one that spins, over `ticks` ticks at `interval_ms` as TreeSampler drives it;
 // `checkpoints`: every tick carries the process's CPU count.
 std::pair<long, long> reads_of_parked_and_running(int interval_ms, long ticks, bool checkpoints) {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  std::atomic<bool> stop{false};
-  std::atomic<pid_t> parked_tid{0}, spinner_tid{0};
-  auto tid = [] { return static_cast<pid_t>(::syscall(SYS_gettid)); };
-  std::thread parked([&] {
-    parked_tid = tid();
-    char c;
-    while (::read(fds[0], &c, 1) < 0) {
-    }
-  });
-  std::thread spinner([&] {
-    spinner_tid = tid();
-    volatile std::uint64_t x = 0;
-    while (!stop) x = x + 1;
-  });
-  while (!parked_tid || !spinner_tid) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // in its read() by now
+  KnownThreads known;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the reader in its read() by now
   const pid_t self = ::getpid();
   gilhost::ThreadStateSampler sampler(self, gilhost::monotonic_ns(), interval_ms);
   for (long tick = 0; tick < ticks; ++tick) {
     if (!sampler.due_at(tick)) continue;
     sampler.begin_tick(tick);
-    sampler.sample_process(self, 3, tick == 0, checkpoints ? 0 : -1);
+    sampler.sample_process(self, 4, tick == 0, checkpoints ? 0 : -1);
     sampler.end_tick();
   }
-  stop = true;
-  REQUIRE(::write(fds[1], "x", 1) == 1);
-  parked.join();
-  spinner.join();
-  ::close(fds[0]);
-  ::close(fds[1]);
   long parked_reads = -1, running_reads = -1;
   for (const auto& t : sampler.take().threads) {
-    if (t.tid == parked_tid) parked_reads = t.reads;
-    if (t.tid == spinner_tid) running_reads = t.reads;
+    if (t.tid == known.reader_tid) parked_reads = t.reads;
+    if (t.tid == known.spinner_tid) running_reads = t.reads;
   }
   return {parked_reads, running_reads};
 }
