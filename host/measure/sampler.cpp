@@ -100,9 +100,9 @@ TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter, int 
 }
 
 namespace {
-// Appends the pids listed in an open /proc/PID/task/TID/children file, read from its start (pread: the
-// file stays open from one rescan to the next).
-void read_children_fd(int fd, std::vector<pid_t>& out) {
+// Appends the pids listed in an open file of them (/proc/PID/task/TID/children, a cgroup's cgroup.procs),
+// read from its start (pread: the file stays open from one rescan to the next).
+void read_pid_list_fd(int fd, std::vector<pid_t>& out) {
   char buf[4096];
   std::string text;
   ssize_t n;
@@ -127,7 +127,7 @@ UniqueFd open_children(pid_t pid) {
 
 void read_children_file(const char* path, std::vector<pid_t>& out) {
   UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
-  if (fd) read_children_fd(fd.get(), out);
+  if (fd) read_pid_list_fd(fd.get(), out);
 }
 
 // The children of every thread of `pid` (a child belongs to the thread that forked it). One file when
@@ -152,8 +152,24 @@ void read_children(pid_t pid, long threads, std::vector<pid_t>& out) {
 }  // namespace
 
 void TreeSampler::rescan() {
-  if (adopter_ > 0) rescan_tree();
+  if (cgroup_procs_fd_) rescan_cgroup();
+  else if (adopter_ > 0) rescan_tree();
   else rescan_all();
+}
+
+TreeSampler::Member& TreeSampler::add_member(pid_t pid) {
+  auto [it, added] = members_.try_emplace(pid);
+  if (added) {
+    it->second.stat_fd = open_stat(pid);
+    if (!it->second.stat_fd && (errno == EMFILE || errno == ENFILE) && threads_) threads_->process_unreadable();
+  }
+  return it->second;
+}
+
+void TreeSampler::rescan_cgroup() {
+  std::vector<pid_t> pids;
+  read_pid_list_fd(cgroup_procs_fd_.get(), pids);
+  for (pid_t pid : pids) add_member(pid);
 }
 
 // As a subreaper's, every process of the run is a descendant of the adopter's children (the root, and
@@ -163,24 +179,18 @@ void TreeSampler::rescan_tree() {
   std::vector<pid_t> todo{root_};
   // One-threaded (gilhost's sampling loop): its children file stays open.
   if (adopter_threads_ == 1 && !adopter_children_fd_) adopter_children_fd_ = open_children(adopter_);
-  if (adopter_children_fd_) read_children_fd(adopter_children_fd_.get(), todo);
+  if (adopter_children_fd_) read_pid_list_fd(adopter_children_fd_.get(), todo);
   else read_children(adopter_, adopter_threads_, todo);
   std::set<pid_t> seen;
   while (!todo.empty()) {
     const pid_t pid = todo.back();
     todo.pop_back();
     if (!seen.insert(pid).second) continue;
-    auto it = members_.find(pid);
-    if (it == members_.end()) {
-      it = members_.emplace(pid, Member{}).first;
-      it->second.stat_fd = open_stat(pid);
-      if (!it->second.stat_fd && (errno == EMFILE || errno == ENFILE) && threads_) threads_->process_unreadable();
-    }
-    Member& m = it->second;
+    Member& m = add_member(pid);
     if (!m.stat_fd) continue;
     // A one-threaded member that holds the fast descriptors keeps its children file open too.
     if (m.threads == 1 && m.statm_fd && !m.children_fd) m.children_fd = open_children(pid);
-    if (m.threads == 1 && m.children_fd) read_children_fd(m.children_fd.get(), todo);
+    if (m.threads == 1 && m.children_fd) read_pid_list_fd(m.children_fd.get(), todo);
     else read_children(pid, m.threads, todo);
   }
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Samples a run's process tree from /proc: RSS, threads, processes, CPU ticks.
 //
-// Members are the root and every process in its process group (multiprocessing children stay in it).
+// Members are the root and every process in its process group (multiprocessing children stay in it) and
+// its descendants; with find_members_in, every process in the run's cgroup.
 // Known members are re-read each tick through an open /proc/PID/stat descriptor (one pread each); the
 // full /proc scan that finds new members runs less often, since it costs far more than a tick.
 //
@@ -68,6 +69,11 @@ class TreeSampler {
   // the kernel adds a running thread's CPU to its cgroup at each scheduler tick (every 1-10 ms, HZ 100 to
   // 1000), so a shorter interval could see a running tree as idle.
   void watch_tree_cpu(UniqueFd cpu_stat, int max_idle_ticks);
+  // `cgroup_procs`: the cgroup.procs of a cgroup that holds the whole tree, open for reading. Rescans
+  // then find new members there, in one read, instead of walking every member's `children` files (one a
+  // thread: 1,000 opens each rescan for a process of 1,000 threads). A process the script itself moves
+  // out of that cgroup is not followed (it has left the run's containment too: run/run_cgroup.hpp).
+  void find_members_in(UniqueFd cgroup_procs) { cgroup_procs_fd_ = std::move(cgroup_procs); }
   void sample();
   // Between ticks: the thread states' probes (ThreadStateSampler::next_probe_gap_ns), 0 when none is due.
   std::int64_t next_probe_gap_ns(std::int64_t now_ns) { return threads_ ? threads_->next_probe_gap_ns(now_ns) : 0; }
@@ -99,6 +105,7 @@ class TreeSampler {
   void carry_idle_tick(long tick, std::int64_t now_ns);  // the last sample again; thread states if due
   void rescan_all();   // every /proc entry: the process group, and descendants through their parents
   void rescan_tree();  // with an adopter: the adopter's children and their descendants
+  void rescan_cgroup();  // find_members_in's cgroup.procs: every process in it
   struct Member {
     UniqueFd stat_fd;
     UniqueFd statm_fd;  // with task_fd: opened on the first fast tick (stat_every > 1)
@@ -108,6 +115,7 @@ class TreeSampler {
     std::uint64_t cpu_ticks = 0;  // as last read from stat
     std::uint64_t stat_reads = 0;
   };
+  Member& add_member(pid_t pid);  // known from here on, its stat open (if it can be)
   std::int64_t cpu_ns_of(std::uint64_t ticks) const { return static_cast<std::int64_t>(static_cast<double>(ticks) * 1e9 / clock_ticks_); }
   // Reads one member into `s`; false when it is gone (its descriptors are closed then).
   bool sample_member(pid_t pid, Member& m, bool full, Sample& s, std::uint64_t& ticks);
@@ -130,6 +138,7 @@ class TreeSampler {
   std::vector<Sample> samples_;
   std::size_t sample_count_ = 0;
   UniqueFd tree_cpu_fd_;  // watch_tree_cpu's cpu.stat; invalid: every tick reads the tree
+  UniqueFd cgroup_procs_fd_;  // find_members_in's; invalid: rescans walk the tree
   std::int64_t tree_cpu_us_ = -1;  // its usage_usec at the last tick
   int max_idle_ticks_ = 0, idle_run_ = 0;
   int busy_backoff_ = 0, busy_wait_ = 0;  // ticks cpu.stat is left unread after it found the tree running

@@ -365,10 +365,14 @@ void ChildRun::start_sampling() {
   const int interval_ms = static_cast<int>(interval_ / 1000000);
   if (req_.thread_states && req_.exact_states) exact_ = ExactRecorder::start(res_.pid, start_, interval_ms, res_.exact_why_not);
   if (req_.thread_states && !exact_) sampler_->sample_threads(interval_ms);
-  // An idle tree left unread (measure/sampler.hpp: at 10 ms or more), through the run's cgroup.
-  if (interval_ms >= 10)
-    if (UniqueFd cpu_stat = RunCgroup::session().cpu_stat_holding(res_.pid))
-      sampler_->watch_tree_cpu(std::move(cpu_stat), 10 * rescan_every);
+  // Through the run's cgroup, where it holds the child: new processes found in one file, and an idle tree
+  // left unread (measure/sampler.hpp: at 10 ms or more).
+  const RunCgroup& cgroup = RunCgroup::session();
+  if (cgroup.holds(res_.pid)) {
+    sampler_->find_members_in(cgroup.open_for_reading("cgroup.procs"));
+    if (interval_ms >= 10)
+      if (UniqueFd cpu_stat = cgroup.open_for_reading("cpu.stat")) sampler_->watch_tree_cpu(std::move(cpu_stat), 10 * rescan_every);
+  }
   sampler_->sample();
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
   const double timeout_s = req_.timeout_s < 1e9 ? std::max(0.0, req_.timeout_s) : 1e9;

@@ -155,13 +155,18 @@ const RunCgroup& RunCgroup::session() {
   return cgroup;
 }
 
-UniqueFd RunCgroup::cpu_stat_holding(pid_t pid) const {
-  if (!active()) return {};
+bool RunCgroup::holds(pid_t pid) const {
+  if (!active()) return false;
   // cgroup.procs lists its processes one a line; the run's child joined before it exec'd.
   std::ifstream procs(dir_ + "/cgroup.procs");
   for (pid_t member = 0; procs >> member;)
-    if (member == pid) return UniqueFd(::open((dir_ + "/cpu.stat").c_str(), O_RDONLY | O_CLOEXEC));
-  return {};
+    if (member == pid) return true;
+  return false;
+}
+
+UniqueFd RunCgroup::open_for_reading(const char* name) const {
+  if (!active()) return {};
+  return UniqueFd(::open((dir_ + "/" + name).c_str(), O_RDONLY | O_CLOEXEC));
 }
 
 void RunCgroup::kill() const {

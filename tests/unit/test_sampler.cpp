@@ -244,7 +244,7 @@ TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is r
     WARN("no cgroup v2 here: " << cgroup.why_not());
     return;
   }
-  CHECK_FALSE(cgroup.cpu_stat_holding(::getpid()));  // not in it: never watched through it
+  CHECK_FALSE(cgroup.holds(::getpid()));  // not in it: never watched through it
   constexpr std::size_t kAlloc = 64u << 20;
   int to_child[2], from_child[2];
   REQUIRE(::pipe(to_child) == 0);
@@ -268,7 +268,8 @@ TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is r
   ::close(from_child[1]);
   char reply = 0;
   REQUIRE(read_exact(from_child[0], &reply, 1));
-  gilhost::UniqueFd cpu_stat = cgroup.cpu_stat_holding(pid);
+  REQUIRE(cgroup.holds(pid));
+  gilhost::UniqueFd cpu_stat = cgroup.open_for_reading("cpu.stat");
   REQUIRE(cpu_stat);
   gilhost::TreeSampler sampler(pid, 5, 0, 50);
   sampler.sample_threads(10);
@@ -306,4 +307,62 @@ TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is r
   REQUIRE(read_exact(from_child[0], &reply, 1));
 
   close_and_reap(pid, to_child[1], from_child[0]);
+}
+
+namespace {
+// A child of this process that joins the session's cgroup, as a run's child does, then waits for its
+// pipe to close; its pid.
+pid_t child_in_cgroup(const gilhost::RunCgroup& cgroup, int& hold_fd) {
+  int fds[2], ready[2];
+  REQUIRE(::pipe(fds) == 0);
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[1]);
+    ::close(ready[0]);
+    if (::write(cgroup.procs_fd(), "0", 1) != 1 || ::write(ready[1], "r", 1) != 1) ::_exit(91);
+    char c;
+    while (::read(fds[0], &c, 1) > 0) {
+    }
+    ::_exit(0);
+  }
+  ::close(fds[0]);
+  ::close(ready[1]);
+  char c = 0;
+  REQUIRE(read_exact(ready[0], &c, 1));
+  ::close(ready[0]);
+  hold_fd = fds[1];
+  return pid;
+}
+}  // namespace
+
+TEST_CASE("TreeSampler: with the run's cgroup, a rescan finds its processes in cgroup.procs", "[sampler][cgroup]") {
+  const gilhost::RunCgroup& cgroup = gilhost::RunCgroup::session();
+  if (!cgroup.active()) {
+    WARN("no cgroup v2 here: " << cgroup.why_not());
+    return;
+  }
+  // Two children in the cgroup: the root, and one that is neither its descendant nor in its process group,
+  // which only the cgroup can tell belongs to the run.
+  int hold_root = -1, hold_other = -1;
+  const pid_t root = child_in_cgroup(cgroup, hold_root);
+  const pid_t other = child_in_cgroup(cgroup, hold_other);
+  auto members_seen = [&](bool through_cgroup) {
+    gilhost::TreeSampler sampler(root, 1);
+    if (through_cgroup) sampler.find_members_in(cgroup.open_for_reading("cgroup.procs"));
+    sampler.sample();
+    return sampler.live_members();
+  };
+  const std::vector<pid_t> with = members_seen(true), without = members_seen(false);
+  CHECK(std::find(with.begin(), with.end(), other) != with.end());
+  CHECK(std::find(without.begin(), without.end(), other) == without.end());
+  CHECK(std::find(with.begin(), with.end(), ::getpid()) == with.end());  // not in it
+  // The second child holds a copy of the first one's pipe (it was forked after): ended first.
+  for (auto [pid, fd] : {std::pair{other, hold_other}, std::pair{root, hold_root}}) {
+    ::close(fd);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+  }
 }
