@@ -237,13 +237,19 @@ std::size_t idle_ticks(gilhost::TreeSampler& sampler, int ticks) {
 }
 }  // namespace
 
-TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is read", "[sampler][cgroup]") {
+namespace {
+// Whether the session's cgroup could be made, said when not: it takes root or a delegated cgroup (CI runs
+// as root); without one the sampler reads the tree as it did before the cgroup.
+bool have_session_cgroup() {
   const gilhost::RunCgroup& cgroup = gilhost::RunCgroup::session();
-  if (!cgroup.active()) {
-    // Root or a delegated cgroup (CI runs as root): without one every tick reads the tree, as before.
-    WARN("no cgroup v2 here: " << cgroup.why_not());
-    return;
-  }
+  if (!cgroup.active()) WARN("no cgroup v2 here: " << cgroup.why_not());
+  return cgroup.active();
+}
+}  // namespace
+
+TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is read", "[sampler][cgroup]") {
+  if (!have_session_cgroup()) return;
+  const gilhost::RunCgroup& cgroup = gilhost::RunCgroup::session();
   CHECK_FALSE(cgroup.holds(::getpid()));  // not in it: never watched through it
   constexpr std::size_t kAlloc = 64u << 20;
   int to_child[2], from_child[2];
@@ -338,11 +344,8 @@ pid_t child_in_cgroup(const gilhost::RunCgroup& cgroup, int& hold_fd) {
 }  // namespace
 
 TEST_CASE("TreeSampler: with the run's cgroup, a rescan finds its processes in cgroup.procs", "[sampler][cgroup]") {
+  if (!have_session_cgroup()) return;
   const gilhost::RunCgroup& cgroup = gilhost::RunCgroup::session();
-  if (!cgroup.active()) {
-    WARN("no cgroup v2 here: " << cgroup.why_not());
-    return;
-  }
   // Two children in the cgroup: the root, and one that is neither its descendant nor in its process group,
   // which only the cgroup can tell belongs to the run.
   int hold_root = -1, hold_other = -1;
