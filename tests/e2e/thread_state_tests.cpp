@@ -70,9 +70,15 @@ const json& thread(const json& run, std::int64_t tid) {
   throw std::logic_error("unreachable");
 }
 
-double share(const json& t, const char* state) {
+// A thread's life: its time in every state together.
+double lived_ns(const json& t) {
   double lived = 0;
   for (const auto& [k, v] : t["ns"].items()) lived += v.get<double>();
+  return lived;
+}
+
+double share(const json& t, const char* state) {
+  const double lived = lived_ns(t);
   return lived > 0 ? t["ns"][state].get<double>() / lived : 0.0;
 }
 
@@ -81,10 +87,8 @@ double share(const json& t, const char* state) {
 double gil_share_of_available(const std::vector<const json*>& threads) {
   double gil = 0, available = 0;
   for (const json* t : threads) {
-    double lived = 0;
-    for (const auto& [k, v] : (*t)["ns"].items()) lived += v.get<double>();
     gil += (*t)["ns"]["gil"].get<double>();
-    available += lived - (*t)["ns"]["runqueue"].get<double>();
+    available += lived_ns(*t) - (*t)["ns"]["runqueue"].get<double>();
   }
   return available > 0 ? gil / available : 0.0;
 }
@@ -93,10 +97,8 @@ double gil_share_of_available(const std::vector<const json*>& threads) {
 // barrier: that wait is a lock wait, and a loaded machine makes it as long as it likes.
 double running_share_past_barrier(const json& run, const json& t) {
   const double barrier = run["result"]["barrier_ns"][std::to_string(t["tid"].get<std::int64_t>())].get<double>();
-  double lived = 0;
-  for (const auto& [k, v] : t["ns"].items()) lived += v.get<double>();
   const double running = t["ns"]["cpu"].get<double>() + t["ns"]["runqueue"].get<double>();
-  const double past_barrier = lived - std::min(barrier, t["ns"]["lock"].get<double>());
+  const double past_barrier = lived_ns(t) - std::min(barrier, t["ns"]["lock"].get<double>());
   INFO("barrier " << barrier / 1e6 << " ms");
   return past_barrier > 0 ? running / past_barrier : 0.0;
 }
