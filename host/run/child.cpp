@@ -434,6 +434,7 @@ void ChildRun::read_ready(unsigned ready) {
 void ChildRun::watch() {
   pidfd_ = UniqueFd(pidfd_open(res_.pid));
   start_sampling();
+  if (req_.after_spawn) req_.after_spawn();  // while the child starts, with its sampler set up
   waiter_.emplace();
   waiter_->add(kOut, out_.read.get());
   waiter_->add(kErr, err_.read.get());
@@ -504,7 +505,10 @@ ChildResult ChildRun::finish() {
 
 ChildResult run_child(const ChildRequest& req) {
   ChildRun run(req);
-  if (!run.spawn()) return run.take_result();
+  if (!run.spawn()) {
+    if (req.after_spawn) req.after_spawn();
+    return run.take_result();
+  }
   run.watch();
   run.clear_up();
   return run.finish();

@@ -56,6 +56,9 @@ struct ChildRequest {
   int watch_fd = -1;
   // Called about once a second with the seconds the run has taken (a live progress line); empty: none.
   std::function<void(double)> on_tick;
+  // Called once the child is spawned and its sampler set up (or once its spawn failed): the caller's own
+  // work, done while the child starts on another CPU rather than before it; empty: none.
+  std::function<void()> after_spawn;
   std::size_t head_limit = 1 << 20;
   std::size_t tail_limit = 1 << 16;
   const std::atomic<bool>* interrupt = nullptr;  // set by SIGINT: kill the tree, keep what we have

@@ -416,82 +416,156 @@ std::string interrupted_reason(const ChildResult& child) {
 
 }  // namespace
 
+namespace {
+
+// The session's steps, sharing what the session holds: each planned run spawned, watched, judged and
+// counted; then its record written and its progress shown while the next run starts (`pending_`), so
+// the orchestrator's work between two runs overlaps the next child's start-up instead of adding to it.
+class SessionRun {
+ public:
+  SessionRun(const Experiment& ex, const SchedulerOptions& options, ResultsWriter& out, int total)
+      : ex_(ex), options_(options), out_(out), env_(child_environment(ex, false)),
+        gil_env_(child_environment(ex, true)), t0_(monotonic_ns()),
+        stops_(options.cell_budget_s, options.repeat_failures, ex.precision_target()) {
+    progress_.total = total;
+    progress_.precision = ex.precision_target();
+    progress_.min_rounds = ex.repeat;
+  }
+  void skip(SkipRecord rec);
+  // Every run of [begin, end); false once the session is interrupted.
+  bool run_all(const std::vector<PlannedRun>& runs);
+  // Past the planned rounds, a round of the cells still short of the precision target (run/precision).
+  void precision_rounds(const Plan& plan);
+  SessionResult take() {
+    settle();
+    return std::move(session_);
+  }
+
+ private:
+  bool run_one(const PlannedRun& run);
+  ChildRequest request_for(const PlannedRun& run);
+  double elapsed_s() const { return static_cast<double>(monotonic_ns() - t0_) / 1e9; }
+  void show_start(const PlannedRun& run);
+  // The record's last fields, its line in the results file, and its progress.
+  void finish_record(std::size_t index, const PlannedRun& run, double started_s);
+  void settle() {
+    if (!pending_) return;
+    std::function<void()> work = std::move(pending_);
+    pending_ = nullptr;
+    work();
+  }
+
+  const Experiment& ex_;
+  const SchedulerOptions& options_;
+  ResultsWriter& out_;
+  const std::vector<std::string> env_, gil_env_;
+  const std::int64_t t0_;
+  CellStops stops_;
+  Progress progress_;
+  SessionResult session_;
+  std::function<void()> pending_;  // what is left of the run before: done once the next one is spawned
+};
+
+void SessionRun::skip(SkipRecord rec) {
+  settle();  // the results file keeps the order things happened in
+  out_.append(rec);
+  session_.skips.push_back(std::move(rec));
+}
+
+void SessionRun::show_start(const PlannedRun& run) {
+  progress_.run = &run;
+  progress_.record = nullptr;
+  progress_.elapsed_s = elapsed_s();
+  progress_.run_elapsed_s = 0;
+  progress_.timeout_s = ex_.timeout_s;
+  if (options_.on_start) options_.on_start(progress_);
+}
+
+ChildRequest SessionRun::request_for(const PlannedRun& run) {
+  ChildRequest req = child_request(ex_, run, options_, run.interp->gil_forced ? gil_env_ : env_);
+  if (options_.on_tick)
+    req.on_tick = [this](double run_s) {
+      progress_.run_elapsed_s = run_s;
+      progress_.elapsed_s = elapsed_s();
+      options_.on_tick(progress_);
+    };
+  // Once the child is spawned: the previous run's record and progress, then this run's progress line.
+  req.after_spawn = [this, &run] {
+    settle();
+    show_start(run);
+  };
+  return req;
+}
+
+void SessionRun::finish_record(std::size_t index, const PlannedRun& run, double started_s) {
+  RunRecord& record = session_.runs[index];
+  record.load_avg = read_load_avg();
+  if (!record.is_ok() && !record.stderr_text.empty() && !options_.stderr_dir.empty())
+    record.stderr_file = write_stderr_file(options_.stderr_dir, record);
+  out_.append(record);
+  ++progress_.done;
+  progress_.run = &run;
+  progress_.record = &record;
+  progress_.elapsed_s = elapsed_s();
+  auto& [runs_of_cell, seconds_of_cell] = progress_.observed[{run.c, run.interp}];
+  ++runs_of_cell;
+  seconds_of_cell += progress_.elapsed_s - started_s;
+  if (options_.on_finish) options_.on_finish(progress_);
+}
+
+bool SessionRun::run_one(const PlannedRun& run) {
+  if (options_.interrupt && options_.interrupt->load()) {
+    session_.interrupted = true;
+    return false;
+  }
+  if (stops_.skip(run.c->name, run.interp->label, run.warmup)) {
+    --progress_.total;
+    return true;
+  }
+  const double started_s = elapsed_s();
+  const ChildResult child = run_child(request_for(run));
+  if (child.interrupted) {
+    // A run cut short is not a measurement: kept out of the statistics, but listed as interrupted.
+    session_.interrupted = true;
+    skip(SkipRecord::of_case(ex_.name, run.c->name, run.interp->label, interrupted_reason(child)));
+    return false;
+  }
+  session_.runs.push_back(make_run_record(ex_, run, child));
+  // Counted now: whether this cell's next run is skipped depends on it.
+  session_.runs.back().stopped = stops_.after(session_.runs.back(), ex_.repeat);
+  // The PlannedRun is copied: a precision round's vector may be gone when this runs.
+  pending_ = [this, index = session_.runs.size() - 1, run, started_s] { finish_record(index, run, started_s); };
+  return true;
+}
+
+bool SessionRun::run_all(const std::vector<PlannedRun>& runs) {
+  progress_.rest_end = runs.data() + runs.size();
+  for (const PlannedRun& run : runs)
+    if (!run_one(run)) return false;
+  return true;
+}
+
+void SessionRun::precision_rounds(const Plan& plan) {
+  for (int round = ex_.warmup + ex_.repeat;; ++round) {
+    const std::vector<PlannedRun> more = precision_round(plan, stops_, round, ex_.warmup, ex_.repeat);
+    if (more.empty()) return;
+    progress_.total += static_cast<int>(more.size());
+    const bool going = run_all(more);
+    settle();  // before `more`, which the progress points into, is gone
+    if (!going) return;
+  }
+}
+
+}  // namespace
+
 SessionResult run_session(const Experiment& ex, const Selection& selection, const Plan& plan,
                           const SchedulerOptions& options, ResultsWriter& out) {
-  SessionResult session;
-  auto skip = [&](SkipRecord rec) {
-    out.append(rec);
-    session.skips.push_back(std::move(rec));
-  };
-  for (const auto& s : selection.skipped) skip(SkipRecord::of_selector(ex.name, s.selector, s.label, s.reason));
-  for (const auto& s : plan.skipped) skip(SkipRecord::of_case(ex.name, s.selector, s.label, s.reason));
-  const std::vector<std::string> env = child_environment(ex, false), gil_env = child_environment(ex, true);
-  const std::int64_t t0 = monotonic_ns();
-  Progress progress;
-  progress.total = static_cast<int>(plan.runs.size());
-  progress.precision = ex.precision_target();
-  progress.min_rounds = ex.repeat;
-  CellStops stops(options.cell_budget_s, options.repeat_failures, progress.precision);
-  // Runs one planned run; false when the session is interrupted.
-  auto run_one = [&](const PlannedRun& run) {
-    if (options.interrupt && options.interrupt->load()) {
-      session.interrupted = true;
-      return false;
-    }
-    if (stops.skip(run.c->name, run.interp->label, run.warmup)) {
-      --progress.total;
-      return true;
-    }
-    progress.run = &run;
-    progress.record = nullptr;
-    progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
-    progress.run_elapsed_s = 0;
-    progress.timeout_s = ex.timeout_s;
-    const double started_s = progress.elapsed_s;
-    if (options.on_start) options.on_start(progress);
-
-    ChildRequest req = child_request(ex, run, options, run.interp->gil_forced ? gil_env : env);
-    if (options.on_tick)
-      req.on_tick = [&](double run_s) {
-        progress.run_elapsed_s = run_s;
-        progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
-        options.on_tick(progress);
-      };
-    ChildResult child = run_child(req);
-    if (child.interrupted) {
-      // A run cut short is not a measurement: kept out of the statistics, but listed as interrupted.
-      session.interrupted = true;
-      skip(SkipRecord::of_case(ex.name, run.c->name, run.interp->label, interrupted_reason(child)));
-      return false;
-    }
-    session.runs.push_back(make_run_record(ex, run, child));
-    RunRecord& record = session.runs.back();
-    record.load_avg = read_load_avg();
-    if (!record.is_ok() && !record.stderr_text.empty() && !options.stderr_dir.empty())
-      record.stderr_file = write_stderr_file(options.stderr_dir, record);
-    record.stopped = stops.after(record, ex.repeat);
-    out.append(session.runs.back());
-    ++progress.done;
-    progress.record = &session.runs.back();
-    progress.elapsed_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
-    auto& [runs_of_cell, seconds_of_cell] = progress.observed[{run.c, run.interp}];
-    ++runs_of_cell;
-    seconds_of_cell += progress.elapsed_s - started_s;
-    if (options.on_finish) options.on_finish(progress);
-    return true;
-  };
-  bool going = true;
-  progress.rest_end = plan.runs.data() + plan.runs.size();
-  for (auto at = plan.runs.begin(); going && at != plan.runs.end(); ++at) going = run_one(*at);
-  // Past the planned rounds, a round of the cells still short of the precision target (run/precision).
-  for (int round = ex.warmup + ex.repeat; going; ++round) {
-    const std::vector<PlannedRun> more = precision_round(plan, stops, round, ex.warmup, ex.repeat);
-    if (more.empty()) break;
-    progress.total += static_cast<int>(more.size());
-    progress.rest_end = more.data() + more.size();
-    for (auto at = more.begin(); going && at != more.end(); ++at) going = run_one(*at);
-  }
-  return session;
+  SessionRun session(ex, options, out, static_cast<int>(plan.runs.size()));
+  for (const auto& s : selection.skipped)
+    session.skip(SkipRecord::of_selector(ex.name, s.selector, s.label, s.reason));
+  for (const auto& s : plan.skipped) session.skip(SkipRecord::of_case(ex.name, s.selector, s.label, s.reason));
+  if (session.run_all(plan.runs)) session.precision_rounds(plan);
+  return session.take();
 }
 
 }  // namespace gilhost
