@@ -5,6 +5,7 @@
 #include <sys/epoll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,13 +88,15 @@ void place_fd(int fd, int target) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // The program's descriptor, before any of the numbers below is taken over.
+  const int above = std::max({req.event_fd, req.watch_fd, req.token_fd, 2}) + 1;
+  const int exec_fd = req.exec_fd >= 0 && req.exec_fd < above ? ::fcntl(req.exec_fd, F_DUPFD_CLOEXEC, above) : req.exec_fd;
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
   // Each pipe first out of the way of every number they go to, so that placing one never overwrites one
   // not yet placed; then each to its place, inheritable.
-  const int above = std::max({req.event_fd, req.watch_fd, req.token_fd}) + 1;
   auto lift = [above](int fd) { return fd >= 0 && fd < above ? ::fcntl(fd, F_DUPFD_CLOEXEC, above) : fd; };
   event_fd = lift(event_fd);
   watch_fd = lift(watch_fd);
@@ -111,7 +114,8 @@ void place_fd(int fd, int target) {
     ::fcntl(req.watch_fd, F_SETOWN, -::getpid());
     ::fcntl(req.watch_fd, F_SETFL, ::fcntl(req.watch_fd, F_GETFL) | O_ASYNC);
   }
-  ::execve(argv[0], argv, envp);
+  if (exec_fd >= 0) ::syscall(SYS_execveat, exec_fd, "", argv, envp, AT_EMPTY_PATH);
+  ::execve(argv[0], argv, envp);  // no descriptor, or the kernel would not exec through it
   const char msg[] = "gilhost: cannot execute the runner\n";
   ssize_t ignored = ::write(2, msg, sizeof msg - 1);
   (void)ignored;
@@ -268,7 +272,7 @@ bool ChildRun::spawn() {
   argv.push_back(nullptr);
   for (const auto& e : req_.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  if (::access(argv[0], X_OK) != 0) {
+  if (req_.exec_fd < 0 && ::access(argv[0], X_OK) != 0) {
     res_.spawn_error = std::string("cannot execute ") + argv[0] + ": " + std::strerror(errno);
     return false;
   }

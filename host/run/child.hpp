@@ -40,6 +40,10 @@ class BoundedCapture {
 
 struct ChildRequest {
   std::vector<std::string> argv;
+  // The program, opened already (O_PATH): exec'd through it rather than by argv[0]'s path, so that the
+  // file a session began with is the one each of its runs starts, whatever replaced it since (a rebuild
+  // while a session runs); -1: argv[0].
+  int exec_fd = -1;
   std::vector<std::string> env;  // "KEY=VALUE"
   double timeout_s = 300;
   int sample_interval_ms = 10;

@@ -1,5 +1,6 @@
 #include "run/scheduler.hpp"
 
+#include <fcntl.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -9,11 +10,14 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "config/expect.hpp"
 #include "util/clock.hpp"
+#include "util/deferred_signals.hpp"
+#include "util/fd.hpp"
 #include "protocol/codec.hpp"
 #include "results/extract_metrics.hpp"
 #include "results/record_json.hpp"
@@ -408,6 +412,12 @@ std::optional<double> read_load_avg() {
   return std::nullopt;
 }
 
+// `path` opened to be exec'd through (O_PATH), or none where it is not an executable file of ours now.
+UniqueFd open_program(const std::string& path) {
+  if (path.empty() || ::access(path.c_str(), X_OK) != 0) return UniqueFd();
+  return UniqueFd(::open(path.c_str(), O_PATH | O_CLOEXEC));
+}
+
 std::string interrupted_reason(const ChildResult& child) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", static_cast<double>(child.wall_ns()) / 1e9);
@@ -425,7 +435,7 @@ class SessionRun {
  public:
   SessionRun(const Experiment& ex, const SchedulerOptions& options, ResultsWriter& out, int total)
       : ex_(ex), options_(options), out_(out), env_(child_environment(ex, false)),
-        gil_env_(child_environment(ex, true)), t0_(monotonic_ns()),
+        gil_env_(child_environment(ex, true)), runner_(open_program(options.runner_path)), t0_(monotonic_ns()),
         stops_(options.cell_budget_s, options.repeat_failures, ex.precision_target()) {
     progress_.total = total;
     progress_.precision = ex.precision_target();
@@ -453,17 +463,22 @@ class SessionRun {
     std::function<void()> work = std::move(pending_);
     pending_ = nullptr;
     work();
+    held_.reset();
   }
 
   const Experiment& ex_;
   const SchedulerOptions& options_;
   ResultsWriter& out_;
   const std::vector<std::string> env_, gil_env_;
+  const UniqueFd runner_;  // the runner as the session began (ChildRequest::exec_fd)
   const std::int64_t t0_;
   CellStops stops_;
   Progress progress_;
   SessionResult session_;
   std::function<void()> pending_;  // what is left of the run before: done once the next one is spawned
+  // Ctrl-C, SIGTERM and SIGHUP wait while a finished run's record is pending: gilhost ends as they ask,
+  // but only once the results file holds every finished run.
+  std::optional<DeferredSignals> held_;
 };
 
 void SessionRun::skip(SkipRecord rec) {
@@ -483,6 +498,7 @@ void SessionRun::show_start(const PlannedRun& run) {
 
 ChildRequest SessionRun::request_for(const PlannedRun& run) {
   ChildRequest req = child_request(ex_, run, options_, run.interp->gil_forced ? gil_env_ : env_);
+  if (!req.argv.empty() && req.argv[0] == options_.runner_path) req.exec_fd = runner_.get();  // not exec mode's python
   if (options_.on_tick)
     req.on_tick = [this](double run_s) {
       progress_.run_elapsed_s = run_s;
@@ -534,6 +550,7 @@ bool SessionRun::run_one(const PlannedRun& run) {
   // Counted now: whether this cell's next run is skipped depends on it.
   session_.runs.back().stopped = stops_.after(session_.runs.back(), ex_.repeat);
   // The PlannedRun is copied: a precision round's vector may be gone when this runs.
+  held_.emplace(std::initializer_list<int>{SIGINT, SIGTERM, SIGHUP});
   pending_ = [this, index = session_.runs.size() - 1, run, started_s] { finish_record(index, run, started_s); };
   return true;
 }

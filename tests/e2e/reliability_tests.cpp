@@ -466,6 +466,29 @@ TEST_CASE("Ctrl-C keeps every finished run, exits 130 and leaves no process behi
   CHECK(left.none());
 }
 
+TEST_CASE("a runner rebuilt while a session runs: every run starts the runner the session began with",
+          "[e2e][reliability]") {
+  const Build b = newest();
+  TempDir dir;
+  const std::string results = dir / "r.jsonl";
+  const std::string runner = dir / "gilhost-runner";
+  std::filesystem::copy_file(std::filesystem::path(kGilhost).parent_path() / "gilhost-runner", runner);
+  ::setenv("GILHOST_RUNNER", runner.c_str(), 1);
+  Gilhost g(run_args("faults_slow.toml", {b}, results), dir, dir / "pids");
+  ::unsetenv("GILHOST_RUNNER");
+  REQUIRE(wait_until([&] { return complete_lines(results) >= 2; }, 60));
+  // As a linker writes its output: the old file unlinked, a new one in its place, not yet executable.
+  REQUIRE(::unlink(runner.c_str()) == 0);
+  std::ofstream(runner) << "half-written\n";
+  auto e = g.wait(60);
+  INFO(e.out << e.err);
+  REQUIRE(!e.hung);
+  CHECK(e.code == 0);
+  Lines l = read_lines(results);
+  CHECK(l.runs.size() == 8);
+  for (const auto& r : l.runs) CHECK(r["status"] == "ok");
+}
+
 TEST_CASE("SIGTERM, SIGHUP and a second Ctrl-C end gilhost at once and still leave no process behind",
           "[e2e][reliability]") {
   const Build b = newest();
