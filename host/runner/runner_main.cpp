@@ -7,6 +7,7 @@
 // Its exit status is the case's (SystemExit code, 1 for an exception).
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -210,6 +211,9 @@ bool parse_args(int argc, char** argv, RunnerArgs& args, EventChannel& events) {
 
 int main(int argc, char** argv) {
   const std::int64_t main_at = gilhost::monotonic_ns();
+  // gilhost execs us through a descriptor (run/child.cpp), and older kernels name the process after the
+  // descriptor's number ("7"); threads the case starts inherit the name, and the thread table shows it.
+  ::prctl(PR_SET_NAME, "gilhost-runner");
   EventChannel events;
   RunnerArgs args;
   if (!parse_args(argc, argv, args, events)) return usage();
