@@ -538,6 +538,9 @@ bool SessionRun::run_one(const PlannedRun& run) {
     --progress_.total;
     return true;
   }
+  // Showing the last run's output (--show-output) can take longer than the next run's start-up: not
+  // while it starts.
+  if (options_.on_finish) settle();
   const double started_s = elapsed_s();
   const ChildResult child = run_child(request_for(run));
   if (child.interrupted) {
