@@ -442,7 +442,7 @@ class SessionRun {
     progress_.min_rounds = ex.repeat;
   }
   void skip(SkipRecord rec);
-  // Every run of [begin, end); false once the session is interrupted.
+  // Every run of `runs` in turn; false once the session is interrupted.
   bool run_all(const std::vector<PlannedRun>& runs);
   // Past the planned rounds, a round of the cells still short of the precision target (run/precision).
   void precision_rounds(const Plan& plan);
