@@ -3,10 +3,16 @@
 
 #include <signal.h>
 
+#include <fcntl.h>
+
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 
 #include "helpers.hpp"
 #include "run/child.hpp"
+#include "util/clock.hpp"
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 using gilhost::ChildRequest;
@@ -220,4 +226,47 @@ TEST_CASE("run_child: a program that cannot run", "[child]") {
   ChildResult r = gilhost::run_child(req);
   CHECK_THAT(r.spawn_error, Catch::Matchers::StartsWith("cannot execute /nonexistent/gilhost-runner"));
   CHECK(r.pid == 0);
+}
+
+TEST_CASE("run_child: exec_fd starts the program opened, whatever argv[0] names now", "[child]") {
+  gilhost_test::TempDir dir;
+  const std::string copy = (dir / "sh").string();
+  std::filesystem::copy_file("/bin/sh", copy);
+  gilhost::UniqueFd opened(::open(copy.c_str(), O_PATH | O_CLOEXEC));
+  REQUIRE(opened);
+  // Replaced as a linker replaces its output: unlinked, a file that cannot run in its place.
+  REQUIRE(::unlink(copy.c_str()) == 0);
+  std::ofstream(copy) << "not a program\n";
+  ChildRequest req = sh("echo ran; exit 3");
+  req.argv[0] = copy;
+  ChildResult without = gilhost::run_child(req);
+  CHECK(without.exit_code != 3);  // by its path, argv[0] no longer runs
+  req.exec_fd = opened.get();
+  ChildResult with = gilhost::run_child(req);
+  CHECK(with.spawn_error.empty());
+  CHECK(with.exit_code == 3);
+  CHECK(with.stdout_text == "ran\n");
+}
+
+TEST_CASE("run_child: after_spawn runs once, between the spawn and the reap, and also when nothing was spawned",
+          "[child]") {
+  int calls = 0;
+  std::int64_t called_at = 0;
+  ChildRequest req = sh("sleep 0.2");
+  req.after_spawn = [&] {
+    ++calls;
+    called_at = gilhost::monotonic_ns();
+  };
+  ChildResult r = gilhost::run_child(req);
+  CHECK(calls == 1);
+  CHECK(r.exited);
+  CHECK(r.spawned_at_ns < called_at);
+  CHECK(called_at < r.reaped_at_ns);
+
+  ChildRequest missing = sh("exit 0");
+  missing.argv[0] = "/nonexistent/gilhost-test-program";
+  missing.after_spawn = [&] { ++calls; };
+  ChildResult none = gilhost::run_child(missing);
+  CHECK_FALSE(none.spawn_error.empty());
+  CHECK(calls == 2);
 }
