@@ -100,25 +100,6 @@ TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter, int 
 }
 
 namespace {
-// Appends the pids listed in an open file of them (/proc/PID/task/TID/children, a cgroup's cgroup.procs),
-// read from its start (pread: the file stays open from one rescan to the next).
-void read_pid_list_fd(int fd, std::vector<pid_t>& out) {
-  char buf[4096];
-  std::string text;
-  ssize_t n;
-  // A short read is the whole file (it is generated in one go): no second read for its end.
-  for (off_t at = 0; (n = ::pread(fd, buf, sizeof buf, at)) > 0; at += n) {
-    text.append(buf, static_cast<std::size_t>(n));
-    if (static_cast<std::size_t>(n) < sizeof buf) break;
-  }
-  const char* p = text.c_str();
-  char* end = nullptr;
-  for (long v = std::strtol(p, &end, 10); end != p; v = std::strtol(p, &end, 10)) {
-    out.push_back(static_cast<pid_t>(v));
-    p = end;
-  }
-}
-
 UniqueFd open_children(pid_t pid) {
   char path[96];
   std::snprintf(path, sizeof path, "/proc/%d/task/%d/children", static_cast<int>(pid), static_cast<int>(pid));
@@ -127,7 +108,7 @@ UniqueFd open_children(pid_t pid) {
 
 void read_children_file(const char* path, std::vector<pid_t>& out) {
   UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
-  if (fd) read_pid_list_fd(fd.get(), out);
+  if (fd) read_pid_list(fd.get(), out);
 }
 
 // The children of every thread of `pid` (a child belongs to the thread that forked it). One file when
@@ -168,7 +149,7 @@ TreeSampler::Member& TreeSampler::add_member(pid_t pid) {
 
 void TreeSampler::rescan_cgroup() {
   std::vector<pid_t> pids;
-  read_pid_list_fd(cgroup_procs_fd_.get(), pids);
+  read_pid_list(cgroup_procs_fd_.get(), pids);
   for (pid_t pid : pids) add_member(pid);
 }
 
@@ -179,7 +160,7 @@ void TreeSampler::rescan_tree() {
   std::vector<pid_t> todo{root_};
   // One-threaded (gilhost's sampling loop): its children file stays open.
   if (adopter_threads_ == 1 && !adopter_children_fd_) adopter_children_fd_ = open_children(adopter_);
-  if (adopter_children_fd_) read_pid_list_fd(adopter_children_fd_.get(), todo);
+  if (adopter_children_fd_) read_pid_list(adopter_children_fd_.get(), todo);
   else read_children(adopter_, adopter_threads_, todo);
   std::set<pid_t> seen;
   while (!todo.empty()) {
@@ -190,7 +171,7 @@ void TreeSampler::rescan_tree() {
     if (!m.stat_fd) continue;
     // A one-threaded member that holds the fast descriptors keeps its children file open too.
     if (m.threads == 1 && m.statm_fd && !m.children_fd) m.children_fd = open_children(pid);
-    if (m.threads == 1 && m.children_fd) read_pid_list_fd(m.children_fd.get(), todo);
+    if (m.threads == 1 && m.children_fd) read_pid_list(m.children_fd.get(), todo);
     else read_children(pid, m.threads, todo);
   }
 }

@@ -88,16 +88,16 @@ void place_fd(int fd, int target) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  // The program's descriptor, before any of the numbers below is taken over.
+  // Each descriptor first out of the way of every number they go to (0-2 and the pipes' places), so that
+  // placing one never overwrites one not yet placed: the program's before anything is placed, then the
+  // pipes, each to its place, inheritable.
   const int above = std::max({req.event_fd, req.watch_fd, req.token_fd, 2}) + 1;
-  const int exec_fd = req.exec_fd >= 0 && req.exec_fd < above ? ::fcntl(req.exec_fd, F_DUPFD_CLOEXEC, above) : req.exec_fd;
+  auto lift = [above](int fd) { return fd >= 0 && fd < above ? ::fcntl(fd, F_DUPFD_CLOEXEC, above) : fd; };
+  const int exec_fd = lift(req.exec_fd);
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, 0);
   ::dup2(out_fd, 1);
   ::dup2(err_fd, 2);
-  // Each pipe first out of the way of every number they go to, so that placing one never overwrites one
-  // not yet placed; then each to its place, inheritable.
-  auto lift = [above](int fd) { return fd >= 0 && fd < above ? ::fcntl(fd, F_DUPFD_CLOEXEC, above) : fd; };
   event_fd = lift(event_fd);
   watch_fd = lift(watch_fd);
   token_fd = lift(token_fd);
@@ -372,8 +372,8 @@ void ChildRun::start_sampling() {
   // Through the run's cgroup, where it holds the child: new processes found in one file, and an idle tree
   // left unread (measure/sampler.hpp: at 10 ms or more).
   const RunCgroup& cgroup = RunCgroup::session();
-  if (cgroup.holds(res_.pid)) {
-    sampler_->find_members_in(cgroup.open_for_reading("cgroup.procs"));
+  if (UniqueFd procs = cgroup.procs_holding(res_.pid)) {
+    sampler_->find_members_in(std::move(procs));
     if (interval_ms >= 10)
       if (UniqueFd cpu_stat = cgroup.open_for_reading("cpu.stat")) sampler_->watch_tree_cpu(std::move(cpu_stat), 10 * rescan_every);
   }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace gilhost {
 
@@ -155,13 +156,13 @@ const RunCgroup& RunCgroup::session() {
   return cgroup;
 }
 
-bool RunCgroup::holds(pid_t pid) const {
-  if (!active()) return false;
+UniqueFd RunCgroup::procs_holding(pid_t pid) const {
   // cgroup.procs lists its processes one a line; the run's child joined before it exec'd.
-  std::ifstream procs(dir_ + "/cgroup.procs");
-  for (pid_t member = 0; procs >> member;)
-    if (member == pid) return true;
-  return false;
+  UniqueFd procs = open_for_reading("cgroup.procs");
+  std::vector<pid_t> members;
+  if (procs) read_pid_list(procs.get(), members);
+  if (std::find(members.begin(), members.end(), pid) == members.end()) return {};
+  return procs;
 }
 
 UniqueFd RunCgroup::open_for_reading(const char* name) const {

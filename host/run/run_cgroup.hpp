@@ -26,12 +26,13 @@ class RunCgroup {
   const std::string& why_not() const { return why_not_; }  // when not active
   // `cgroup.procs`, open for writing: a child writes "0" to it before it execs, to join (-1: none).
   int procs_fd() const { return procs_fd_; }
-  // Whether `pid` is in the cgroup (false when not active, or when its join failed): every process it
-  // starts is then in it too, and the cgroup's files speak for the whole tree.
-  bool holds(pid_t pid) const;
+  // The cgroup's cgroup.procs, open for reading, when `pid` is in the cgroup (invalid when not active, or
+  // when its join failed): every process it starts is then in it too, and the cgroup's files speak for
+  // the whole tree. The tree sampler finds the run's processes in it (measure/sampler).
+  UniqueFd procs_holding(pid_t pid) const;
+  bool holds(pid_t pid) const { return procs_holding(pid).valid(); }
   // One of the cgroup's files, open for reading (invalid when not active): `cpu.stat`, what the tree
-  // sampler watches to leave an idle tree unread; `cgroup.procs`, where it finds the run's processes
-  // (measure/sampler).
+  // sampler watches to leave an idle tree unread (measure/sampler).
   UniqueFd open_for_reading(const char* name) const;
   // SIGKILL to every process in the cgroup (async-signal-safe; nothing when not active).
   void kill() const;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <system_error>
 
 namespace gilhost {
@@ -48,6 +49,23 @@ bool write_all(int fd, const char* data, std::size_t size) {
 }
 
 int pidfd_open(int pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+
+void read_pid_list(int fd, std::vector<pid_t>& out) {
+  char buf[4096];
+  std::string text;
+  ssize_t n;
+  // A short read is the whole file (it is generated in one go): no second read for its end.
+  for (off_t at = 0; (n = ::pread(fd, buf, sizeof buf, at)) > 0; at += n) {
+    text.append(buf, static_cast<std::size_t>(n));
+    if (static_cast<std::size_t>(n) < sizeof buf) break;
+  }
+  const char* p = text.c_str();
+  char* end = nullptr;
+  for (long v = std::strtol(p, &end, 10); end != p; v = std::strtol(p, &end, 10)) {
+    out.push_back(static_cast<pid_t>(v));
+    p = end;
+  }
+}
 
 std::string read_file(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));

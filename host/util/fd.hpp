@@ -1,7 +1,10 @@
 #pragma once
 // RAII owners for file descriptors and pipes.
+#include <sys/types.h>
+
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace gilhost {
 
@@ -42,6 +45,9 @@ bool write_all(int fd, const char* data, std::size_t size);
 inline bool write_all(int fd, const std::string& s) { return write_all(fd, s.data(), s.size()); }
 // A descriptor that polls readable when process `pid` (our child) exits; -1 where the kernel has none.
 int pidfd_open(int pid);
+// Appends the pids listed in an open file of them (/proc/PID/task/TID/children, a cgroup's cgroup.procs),
+// read from its start (pread: such a file can stay open and be read again).
+void read_pid_list(int fd, std::vector<pid_t>& out);
 // Whole file as a string; throws std::system_error with the path.
 std::string read_file(const std::string& path);
 // Through util/atomic_file's AtomicFile (mkstemp beside path, fsync, rename; the temporary removed on
