@@ -1,7 +1,6 @@
 #include "runner/bootstrap_cache.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "runner/bootstrap.hpp"
 #include "util/checksum.hpp"
@@ -23,7 +22,7 @@ std::string head(const std::string& python_version) {
 
 std::string bootstrap_cache_path(const std::string& dir, const std::string& python_version) {
   const std::uint64_t key = fnv1a64(python_version, bootstrap_source_hash());
-  return (std::filesystem::path(dir) / ("bootstrap-" + hex64(key) + ".marshal")).string();
+  return path_join(dir, "bootstrap-" + hex64(key) + ".marshal");
 }
 
 // Three header lines: magic, the version string with newlines escaped, "<payload size> <checksum>".
@@ -61,7 +60,7 @@ std::optional<CachedBootstrap> read_bootstrap_cache(const std::string& path, con
 
 bool write_bootstrap_cache(const std::string& path, const std::string& python_version, const std::string& marshalled) {
   try {
-    ensure_private_dir(std::filesystem::path(path).parent_path().string());
+    ensure_private_dir(parent_folder(path));
     write_file_atomic(path, encode_bootstrap_cache(python_version, marshalled));
     return true;
   } catch (const std::exception&) {

@@ -112,13 +112,6 @@ protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter) {
 
 namespace {
 
-// The load address of the file that holds `address`, or 0.
-std::uintptr_t load_address_of(const void* address) {
-  Dl_info info{};
-  if (::dladdr(address, &info) == 0 || !info.dli_fbase) return 0;
-  return reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-}
-
 std::uintptr_t word_at(std::uintptr_t address) {
   std::uintptr_t value = 0;
   std::memcpy(&value, reinterpret_cast<const void*>(address), sizeof value);
@@ -169,7 +162,8 @@ protocol::GilEvent event_from_cache(std::uintptr_t base, const std::string& obje
 // window in `object`, or no word of the window holds this thread's state).
 std::optional<GilOffset> offset_of(const py::Api& api, const protocol::GilEvent& event, const std::string& object) {
   GilOffset out;
-  if (event.object != object || !event.note.empty()) return std::nullopt;
+  if (object.empty() || event.object != object || !event.note.empty()) return std::nullopt;
+  out.object = object;
   if (!event.has_gil) {
     out.has_gil = false;
     return out;
@@ -196,21 +190,21 @@ std::optional<GilOffset> offset_of(const py::Api& api, const protocol::GilEvent&
 protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython) {
   const std::int64_t t0 = monotonic_ns();
   const std::optional<LibraryIdentity> id = cache_dir.empty() ? std::nullopt : library_identity(libpython);
-  const std::uintptr_t base = load_address_of(reinterpret_cast<const void*>(api.PyInterpreterState_Get));
+  const std::uintptr_t base = object_base_of(reinterpret_cast<const void*>(api.PyInterpreterState_Get));
   std::string path, key;
   if (id && base != 0 && api.PyThreadState_Get && api.PyImport_ImportModule) {
     const std::optional<bool> on = gil_enabled_sys(api);
     key = gil_offset_key(*id, on);
     path = gil_offset_cache_path(cache_dir, key);
     if (const auto cached = read_gil_offset(path, key); cached && cached_offset_holds(api, base, *cached, on)) {
-      protocol::GilEvent event = event_from_cache(base, id->real_path, *cached);
+      protocol::GilEvent event = event_from_cache(base, cached->object, *cached);
       event.locate_ns = monotonic_ns() - t0;
       return event;
     }
   }
   protocol::GilEvent event = locate_gil(api, 0);
   if (!path.empty())
-    if (const auto found = offset_of(api, event, id->real_path)) write_gil_offset(path, key, *found);
+    if (const auto found = offset_of(api, event, real_path_of(libpython))) write_gil_offset(path, key, *found);
   event.locate_ns = monotonic_ns() - t0;
   return event;
 }

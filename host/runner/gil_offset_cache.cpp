@@ -6,9 +6,10 @@
 #include <link.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <filesystem>
 
 #include "util/checksum.hpp"
 #include "util/fd.hpp"
@@ -17,10 +18,11 @@
 namespace gilhost {
 
 namespace {
-constexpr const char* kGilOffsetMagic = "gilhost-gil-offset 1";
+// 2: the identity without the real path, which is kept in an object line of its own.
+constexpr const char* kGilOffsetMagic = "gilhost-gil-offset 2";
 
 std::string body(const std::string& identity, const GilOffset& offset) {
-  std::string text = std::string(kGilOffsetMagic) + "\n" + identity + "\n";
+  std::string text = std::string(kGilOffsetMagic) + "\n" + identity + "\nobject " + offset.object + "\n";
   if (!offset.has_gil) return text + "nogil\n";
   return text + "gil " + std::to_string(offset.word_offset) + " " + std::to_string(offset.holder_delta) + "\n";
 }
@@ -39,6 +41,29 @@ std::optional<GilOffset> parse_line(const std::string& line) {
   out.word_offset = word;
   out.holder_delta = delta;
   return out;
+}
+
+struct ObjectQuery {
+  std::uintptr_t address = 0;
+  std::uintptr_t base = 0;  // the object's first mapped page, once found
+};
+
+// The object's image starts at its lowest loadable segment, rounded down to a page (glibc's l_map_start).
+int find_object(dl_phdr_info* info, size_t, void* data) {
+  auto* q = static_cast<ObjectQuery*>(data);
+  static const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  std::uintptr_t first = UINTPTR_MAX;
+  bool holds = false;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    first = std::min<std::uintptr_t>(first, info->dlpi_addr + (ph.p_vaddr & ~(page - 1)));
+    const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (q->address >= start && q->address - start < ph.p_memsz) holds = true;
+  }
+  if (!holds) return 0;
+  q->base = first;
+  return 1;
 }
 
 struct SegmentQuery {
@@ -60,15 +85,18 @@ int check_segments(dl_phdr_info* info, size_t, void* data) {
 }  // namespace
 
 std::optional<LibraryIdentity> library_identity(const std::string& path) {
-  char real[PATH_MAX];
   struct stat st {};
-  if (!::realpath(path.c_str(), real) || ::stat(real, &st) != 0) return std::nullopt;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   LibraryIdentity out;
-  out.real_path = real;
-  out.key = out.real_path + " dev=" + std::to_string(st.st_dev) + " ino=" + std::to_string(st.st_ino) +
-         " size=" + std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec) + " glibc=" + ::gnu_get_libc_version();
+  out.key = "dev=" + std::to_string(st.st_dev) + " ino=" + std::to_string(st.st_ino) +
+            " size=" + std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." +
+            std::to_string(st.st_mtim.tv_nsec) + " glibc=" + ::gnu_get_libc_version();
   return out;
+}
+
+std::string real_path_of(const std::string& path) {
+  char real[PATH_MAX];
+  return ::realpath(path.c_str(), real) ? std::string(real) : std::string();
 }
 
 std::string gil_offset_key(const LibraryIdentity& id, std::optional<bool> gil_on) {
@@ -76,7 +104,7 @@ std::string gil_offset_key(const LibraryIdentity& id, std::optional<bool> gil_on
 }
 
 std::string gil_offset_cache_path(const std::string& dir, const std::string& identity) {
-  return (std::filesystem::path(dir) / ("gil-" + hex64(fnv1a64(identity)) + ".offset")).string();
+  return path_join(dir, "gil-" + hex64(fnv1a64(identity)) + ".offset");
 }
 
 std::string encode_gil_offset(const std::string& identity, const GilOffset& offset) {
@@ -90,9 +118,11 @@ std::optional<GilOffset> decode_gil_offset(const std::string& file, const std::s
   if (sum_at == std::string::npos) return std::nullopt;
   const std::string text = file.substr(0, sum_at + 1);
   if (file.substr(sum_at + 1) != hex64(fnv1a64(text)) + "\n") return std::nullopt;
-  const std::string head = std::string(kGilOffsetMagic) + "\n" + identity + "\n";
+  const std::string head = std::string(kGilOffsetMagic) + "\n" + identity + "\nobject ";
   if (text.size() <= head.size() || text.compare(0, head.size(), head) != 0) return std::nullopt;
-  std::optional<GilOffset> out = parse_line(text.substr(head.size(), text.size() - head.size() - 1));
+  const std::size_t object_end = text.find('\n', head.size());  // text ends with a newline
+  std::optional<GilOffset> out = parse_line(text.substr(object_end + 1, text.size() - object_end - 2));
+  if (out) out->object = text.substr(head.size(), object_end - head.size());
   // Written by encode_gil_offset only: the same bytes again, or not ours.
   if (out && body(identity, *out) != text) return std::nullopt;
   return out;
@@ -108,13 +138,20 @@ std::optional<GilOffset> read_gil_offset(const std::string& path, const std::str
 }
 
 bool write_gil_offset(const std::string& path, const std::string& identity, const GilOffset& offset) {
+  if (offset.object.find('\n') != std::string::npos) return false;  // one line each: not representable
   try {
-    ensure_private_dir(std::filesystem::path(path).parent_path().string());
+    ensure_private_dir(parent_folder(path));
     write_file_atomic(path, encode_gil_offset(identity, offset));
     return true;
   } catch (const std::exception&) {
     return false;
   }
+}
+
+std::uintptr_t object_base_of(const void* address) {
+  ObjectQuery q{reinterpret_cast<std::uintptr_t>(address), 0};
+  ::dl_iterate_phdr(find_object, &q);
+  return q.base;
 }
 
 bool in_writable_segment(std::uintptr_t base, std::uint64_t offset, std::uint64_t size) {

@@ -26,25 +26,33 @@ struct GilOffset {
   // From the futex word, the pointer-sized word that held the locating thread's state (the GIL's last
   // holder, while that thread held it): what a run checks before trusting the offset (has_gil).
   std::int64_t holder_delta = 0;
+  // The file the offsets are from, its real path (what the run's gil event names): kept in the cache, so
+  // that a run that finds its offset there resolves no path.
+  std::string object;
   bool operator==(const GilOffset& o) const {
-    return has_gil == o.has_gil && word_offset == o.word_offset && holder_delta == o.holder_delta;
+    return has_gil == o.has_gil && word_offset == o.word_offset && holder_delta == o.holder_delta &&
+           object == o.object;
   }
 };
 
-// The file at `path` after symlinks, and its identity (`key`): the real path, device, inode, size and
-// mtime in ns, and the C library's version; nullopt when it cannot be stat'ed.
+// The identity (`key`) of the file at `path` after symlinks: its device, inode, size and mtime in ns, and
+// the C library's version; nullopt when it cannot be stat'ed. One stat: no path is resolved (realpath
+// reads a link per component, 20-30 us a run), and a link to the file has the file's identity.
 struct LibraryIdentity {
-  std::string real_path;
   std::string key;
 };
 std::optional<LibraryIdentity> library_identity(const std::string& path);
+// `path` with every link resolved, or "" when it cannot be (the full locate's check that the GIL it found
+// is in this library, runner/gil_locator).
+std::string real_path_of(const std::string& path);
 // The cache's key: the identity and, where the build can say (sys._is_gil_enabled, 3.13+), whether the
 // GIL is on: a free-threaded build with its GIL forced on keeps an entry of its own.
 std::string gil_offset_key(const LibraryIdentity& id, std::optional<bool> gil_on);
 
 // `dir`/gil-<hash of identity>.offset
 std::string gil_offset_cache_path(const std::string& dir, const std::string& identity);
-// Text: a magic line, the identity, "gil WORD_OFFSET HOLDER_DELTA" or "nogil", then a checksum line.
+// Text: a magic line, the identity, "object PATH", "gil WORD_OFFSET HOLDER_DELTA" or "nogil", then a
+// checksum line. An object path with a newline is never written (write_gil_offset).
 std::string encode_gil_offset(const std::string& identity, const GilOffset& offset);
 // The offset, if `file` is a whole, intact cache file for this identity.
 std::optional<GilOffset> decode_gil_offset(const std::string& file, const std::string& identity);
@@ -52,6 +60,11 @@ std::optional<GilOffset> decode_gil_offset(const std::string& file, const std::s
 // Never throw: a cache that cannot be read or written is only a slower run.
 std::optional<GilOffset> read_gil_offset(const std::string& path, const std::string& identity);
 bool write_gil_offset(const std::string& path, const std::string& identity, const GilOffset& offset);
+
+// Where the object (the program or a shared library) holding `address` begins in memory, as dladdr's
+// dli_fbase says it; 0 when no loaded object holds it. From the program headers (dl_iterate_phdr): dladdr
+// also scans the object's symbol table for the nearest symbol, 15-18 us a run for libpython's.
+std::uintptr_t object_base_of(const void* address);
 
 // Whether [base + offset, base + offset + size) lies in one writable loaded segment of the object loaded
 // at `base` (dl_iterate_phdr): where a cached offset may be read without a fault.

@@ -48,6 +48,18 @@ fs::path home() {
 
 }  // namespace
 
+std::string path_join(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+std::string parent_folder(const std::string& path) {
+  std::size_t end = path.find_last_of('/');
+  if (end == std::string::npos) return "";
+  while (end > 0 && path[end - 1] == '/') --end;  // "a//b": "a"
+  return end == 0 ? "/" : path.substr(0, end);
+}
+
 std::string cache_dir() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const fs::path base = xdg && *xdg ? fs::path(xdg) : home() / ".cache";
@@ -78,7 +90,7 @@ UniqueFd open_private_file(const std::string& path, std::size_t& size) {
   struct stat st {}, folder {};
   if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !private_to_us(st)) return {};
   // The folder too: in one that others may write, the file could be replaced between two reads.
-  if (::stat(fs::path(path).parent_path().c_str(), &folder) != 0 || !private_to_us(folder)) return {};
+  if (::stat(parent_folder(path).c_str(), &folder) != 0 || !private_to_us(folder)) return {};
   size = static_cast<std::size_t>(st.st_size);
   return fd;
 }

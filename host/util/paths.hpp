@@ -9,6 +9,12 @@
 
 namespace gilhost {
 
+// `dir`/`name`, and the folder a path is in ("" for a bare name, "/" at the root), as std::filesystem
+// would say them for these plain paths. Plain string work: a run's path through the caches must not touch
+// std::filesystem, whose code a fresh runner would fault in (~45 us a run; docs/performance.md).
+std::string path_join(const std::string& dir, const std::string& name);
+std::string parent_folder(const std::string& path);
+
 // HOME is $HOME, else the password database's home; a user without one gets /tmp/gilhost-UID (0700, its
 // own), never a folder other users share.
 // What it can rebuild: $XDG_CACHE_HOME/gilhost, else ~/.cache/gilhost.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -109,8 +110,8 @@ TEST_CASE("GIL offset cache: later runs take the offset a full locate found, che
     gilhost::GilOffset bad = *good;
     if (good->has_gil)
       bad.holder_delta += 8;
-    else
-      bad = gilhost::GilOffset{true, 4096, 0};  // a GIL where there is none
+    else  // a GIL where there is none
+      std::tie(bad.has_gil, bad.word_offset, bad.holder_delta) = std::make_tuple(true, 4096, 0);
     e2e::write_text(file, gilhost::encode_gil_offset(key, bad));
     const auto again = session(sb, b, "b.jsonl");
     CHECK(again[0].value("locate_cached", true) == false);

@@ -4,9 +4,11 @@
 
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "helpers.hpp"
 #include "runner/gil_offset_cache.hpp"
@@ -14,12 +16,13 @@
 using namespace gilhost;
 
 namespace {
-const std::string kId = "/opt/py/lib/libpython3.12.so.1.0 dev=2049 ino=42 size=100 mtime=1.5 glibc=2.36";
+const std::string kId = "dev=2049 ino=42 size=100 mtime=1.5 glibc=2.36";
 
 GilOffset with_gil(std::uint64_t word, std::int64_t delta) {
   GilOffset o;
   o.word_offset = word;
   o.holder_delta = delta;
+  o.object = "/opt/py/lib/libpython3.12.so.1.0";
   return o;
 }
 
@@ -41,7 +44,15 @@ TEST_CASE("GIL offset cache: a file round-trips for its own library only", "[gil
   CHECK(decode_gil_offset(encode_gil_offset(kId, none), kId) == none);
   // Any other identity (another file, the same file changed) is a miss.
   CHECK_FALSE(decode_gil_offset(encode_gil_offset(kId, gil), kId + "x"));
-  CHECK_FALSE(decode_gil_offset(encode_gil_offset(kId, gil), "/opt/py/lib/libpython3.12.so.1.0 dev=2049 ino=42 size=101 mtime=1.5 glibc=2.36"));
+  CHECK_FALSE(decode_gil_offset(encode_gil_offset(kId, gil), "dev=2049 ino=42 size=101 mtime=1.5 glibc=2.36"));
+  // The object's path comes back as written, spaces and all; one with a newline is never written.
+  GilOffset spaced = gil;
+  spaced.object = "/opt/my py/lib/libpython3.12.so.1.0";
+  CHECK(decode_gil_offset(encode_gil_offset(kId, spaced), kId)->object == spaced.object);
+  gilhost_test::TempDir dir;
+  GilOffset broken = gil;
+  broken.object = "/opt/py\nnogil";
+  CHECK_FALSE(write_gil_offset(dir.str() + "/cache/gil.offset", kId, broken));
 }
 
 TEST_CASE("GIL offset cache: torn, corrupt or forged files are refused", "[gil_offset_cache]") {
@@ -66,10 +77,11 @@ TEST_CASE("GIL offset cache: a changed library is a miss, the same one a hit", "
   std::ofstream(lib) << "first build";
   const auto before = library_identity(lib);
   REQUIRE(before);
-  CHECK(before->real_path == std::filesystem::canonical(lib).string());
-  // Through a symlink: the same file, the same key.
+  // Through a symlink: the same file, the same key; its real path resolved only when asked.
   std::filesystem::create_symlink(lib, dir.str() + "/link.so");
   CHECK(library_identity(dir.str() + "/link.so")->key == before->key);
+  CHECK(real_path_of(dir.str() + "/link.so") == std::filesystem::canonical(lib).string());
+  CHECK(real_path_of(dir.str() + "/missing.so").empty());
   CHECK_FALSE(library_identity(dir.str() + "/missing.so"));
 
   const std::string path = gil_offset_cache_path(dir.str() + "/cache", before->key);
@@ -100,4 +112,17 @@ TEST_CASE("GIL offset cache: a cached offset is read only inside a writable segm
   CHECK_FALSE(in_writable_segment(base, UINT64_MAX - 2, 8));
   // A base no object is loaded at.
   CHECK_FALSE(in_writable_segment(base + 1, offset - 1, 8));
+}
+
+TEST_CASE("GIL offset cache: object_base_of says where an object begins, as dladdr does", "[gil_offset_cache]") {
+  // This program's data and code, and the C library's code.
+  for (const void* address : {static_cast<const void*>(&g_writable_word), reinterpret_cast<const void*>(&base_of),
+                              reinterpret_cast<const void*>(&::getpid)})
+    CHECK(object_base_of(address) == base_of(address));
+  CHECK(object_base_of(&g_writable_word) != object_base_of(reinterpret_cast<const void*>(&::getpid)));
+  // Memory no object holds: the heap.
+  const auto heap = std::make_unique<long>(1);
+  Dl_info info{};
+  CHECK(::dladdr(heap.get(), &info) == 0);
+  CHECK(object_base_of(heap.get()) == 0);
 }
