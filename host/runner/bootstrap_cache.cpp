@@ -5,7 +5,7 @@
 #include "runner/bootstrap.hpp"
 #include "util/checksum.hpp"
 #include "util/fd.hpp"
-#include "util/paths.hpp"
+#include "util/private_files.hpp"
 
 namespace gilhost {
 

@@ -13,7 +13,7 @@
 
 #include "util/checksum.hpp"
 #include "util/fd.hpp"
-#include "util/paths.hpp"
+#include "util/private_files.hpp"
 
 namespace gilhost {
 

@@ -1,5 +1,6 @@
 #include "util/atomic_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -11,9 +12,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <filesystem>
+#include <memory>
 #include <system_error>
 #include <vector>
+
+#include "util/private_files.hpp"
 
 namespace gilhost {
 
@@ -46,17 +49,22 @@ void watch_temporary(const std::string& tmp) {
 
 void unwatch_temporary() { g_live = 0; }
 
-// ".NAME.tmp.": the start of every temporary of the destination NAME.
+// ".NAME.tmp.": the start of every temporary of the destination NAME. (Plain string work, no
+// std::filesystem: the runner writes its caches through here; util/private_files says why.)
 std::string temporary_prefix(const std::string& path) {
-  return "." + std::filesystem::path(path).filename().string() + ".tmp.";
+  const std::size_t slash = path.find_last_of('/');
+  return "." + (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
 }
 
 // "dir/.NAME.tmp.PID.XXXXXX": hidden, beside the destination (a rename within one filesystem is atomic);
 // the pid tells a later writer whether its writer still lives.
 std::string temporary_template(const std::string& path) {
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  return (dir / (temporary_prefix(path) + std::to_string(::getpid()) + ".XXXXXX")).string();
+  return path_join(parent_folder(path), temporary_prefix(path) + std::to_string(::getpid()) + ".XXXXXX");
 }
+
+struct DirCloser {
+  void operator()(DIR* d) const { ::closedir(d); }
+};
 
 // Whether the temporary named `rest` (after the prefix: "PID.XXXXXX", or "XXXXXX" from before the pid
 // was in the name), last written at `mtime`, is stale.
@@ -70,17 +78,18 @@ bool stale(const std::string& rest, std::time_t mtime, long max_age_s) {
 }  // namespace
 
 int remove_stale_temporaries(const std::string& path, long max_age_s) {
-  std::error_code ec;
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  const std::filesystem::path dir = parent.empty() ? std::filesystem::path(".") : parent;
+  const std::string parent = parent_folder(path);
+  const std::string dir = parent.empty() ? std::string(".") : parent;
   const std::string prefix = temporary_prefix(path);
+  const std::unique_ptr<DIR, DirCloser> listing(::opendir(dir.c_str()));
   int removed = 0;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
+  while (const dirent* entry = listing ? ::readdir(listing.get()) : nullptr) {
+    const std::string name = entry->d_name;
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string file = path_join(dir, name);
     struct stat st {};
-    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
-    if (stale(name.substr(prefix.size()), st.st_mtime, max_age_s) && ::unlink(it->path().c_str()) == 0) ++removed;
+    if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    if (stale(name.substr(prefix.size()), st.st_mtime, max_age_s) && ::unlink(file.c_str()) == 0) ++removed;
   }
   return removed;
 }

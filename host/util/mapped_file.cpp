@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "util/fd.hpp"
-#include "util/paths.hpp"
+#include "util/private_files.hpp"
 
 namespace gilhost {
 
