@@ -196,7 +196,8 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
     const std::optional<bool> on = gil_enabled_sys(api);
     key = gil_offset_key(*id, on);
     path = gil_offset_cache_path(cache_dir, key);
-    if (const auto cached = read_gil_offset(path, key); cached && cached_offset_holds(api, base, *cached, on)) {
+    const auto cached = read_gil_offset(path, key);
+    if (cached && names_file(cached->object, *id) && cached_offset_holds(api, base, *cached, on)) {
       protocol::GilEvent event = event_from_cache(base, cached->object, *cached);
       event.locate_ns = monotonic_ns() - t0;
       return event;

@@ -88,10 +88,17 @@ std::optional<LibraryIdentity> library_identity(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   LibraryIdentity out;
+  out.dev = st.st_dev;
+  out.ino = st.st_ino;
   out.key = "dev=" + std::to_string(st.st_dev) + " ino=" + std::to_string(st.st_ino) +
             " size=" + std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtim.tv_sec) + "." +
             std::to_string(st.st_mtim.tv_nsec) + " glibc=" + ::gnu_get_libc_version();
   return out;
+}
+
+bool names_file(const std::string& path, const LibraryIdentity& id) {
+  struct stat st {};
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino;
 }
 
 std::string real_path_of(const std::string& path) {

@@ -40,8 +40,13 @@ struct GilOffset {
 // reads a link per component, 20-30 us a run), and a link to the file has the file's identity.
 struct LibraryIdentity {
   std::string key;
+  dev_t dev = 0;
+  ino_t ino = 0;
 };
 std::optional<LibraryIdentity> library_identity(const std::string& path);
+// Whether `path` names the file `id` is of (one stat): a cached object path still does after a run found
+// it in the cache, unless the library was moved or renamed since (the same inode, the same key).
+bool names_file(const std::string& path, const LibraryIdentity& id);
 // `path` with every link resolved, or "" when it cannot be (the full locate's check that the GIL it found
 // is in this library, runner/gil_locator).
 std::string real_path_of(const std::string& path);

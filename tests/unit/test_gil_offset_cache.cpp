@@ -82,6 +82,16 @@ TEST_CASE("GIL offset cache: a changed library is a miss, the same one a hit", "
   CHECK(library_identity(dir.str() + "/link.so")->key == before->key);
   CHECK(real_path_of(dir.str() + "/link.so") == std::filesystem::canonical(lib).string());
   CHECK(real_path_of(dir.str() + "/missing.so").empty());
+  // A cached object path names the file until the file is moved: the same inode, the same key, but the
+  // path a run's gil event would name (and workers' maps are searched for) is gone.
+  CHECK(names_file(lib, *before));
+  CHECK(names_file(dir.str() + "/link.so", *before));
+  CHECK_FALSE(names_file("", *before));
+  std::filesystem::rename(lib, dir.str() + "/moved.so");
+  CHECK(library_identity(dir.str() + "/moved.so")->key == before->key);
+  CHECK_FALSE(names_file(lib, *before));
+  CHECK(names_file(dir.str() + "/moved.so", *before));
+  std::filesystem::rename(dir.str() + "/moved.so", lib);
   CHECK_FALSE(library_identity(dir.str() + "/missing.so"));
 
   const std::string path = gil_offset_cache_path(dir.str() + "/cache", before->key);
