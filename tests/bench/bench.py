@@ -605,6 +605,28 @@ def ci(f):
     return "%.3fx (95 %% CI %.3f-%.3f, %d pairs)" % (f["ratio"], f["ci95"][0], f["ci95"][1], f["pairs"])
 
 
+# The same short loop in Python, pinned to each CPU in turn (ms, the median of 3): on a VM whose CPUs are
+# shared with other machines they differ, by up to 2x on the development VM, and which one is slow changes
+# within minutes (docs/performance.md). A side whose processes land on the slow one is slow: the figures
+# above cannot be read closer than this spread.
+CPU_SPEED_LOOP = "import time\nt = time.perf_counter()\ns = 0\nfor i in range(1000000):\n    s += i\nprint(time.perf_counter() - t)"
+
+
+def cpu_speeds(python):
+    out = {}
+    for cpu in sorted(os.sched_getaffinity(0)):
+        ms = [float(subprocess.run([python, "-c", CPU_SPEED_LOOP], capture_output=True, text=True, check=True,
+                                   preexec_fn=lambda c=cpu: os.sched_setaffinity(0, {c})).stdout) * 1e3
+              for _ in range(3)]
+        out[str(cpu)] = median(ms)
+    return out
+
+
+def speeds_text(speeds):
+    ms = list(speeds.values())
+    return "%s (slowest / fastest %.2fx)" % (", ".join("CPU %s %.1f ms" % kv for kv in speeds.items()), max(ms) / min(ms))
+
+
 def report(fig):
     rows = []  # (goal, figure, detail, met)
     h = fig.get("hyperfine")
@@ -691,6 +713,8 @@ def report(fig):
     for goal, value, detail, met in rows:
         tag = {True: "met", False: "NOT MET", None: ""}[met]
         print("%-66s %-40s %-8s %s" % (goal, value, tag, detail))
+    print("\neach CPU's speed, a Python loop pinned to it: at the start %s; at the end %s"
+          % (speeds_text(fig["cpu_speed_ms"]["start"]), speeds_text(fig["cpu_speed_ms"]["end"])))
     if h and "steps_ms" in h:
         cols = PHASES + ("own_work", "life")
         print("\nsteps of a no-op run in figure 1's sessions (ms, medians of %d runs), and between runs:"
@@ -738,6 +762,8 @@ def main():
            "load_start": open("/proc/loadavg").read().split()[0]}
     print("bench: %s, Python %s at %s, %d CPUs (%s), load %s"
           % (binary, version, python, os.cpu_count(), fig["cpu_model"], fig["load_start"]), flush=True)
+    fig["cpu_speed_ms"] = {"start": cpu_speeds(python)}
+    print("bench: each CPU's speed: %s" % speeds_text(fig["cpu_speed_ms"]["start"]), flush=True)
     with tempfile.TemporaryDirectory(prefix="gilhost-bench-", dir=args.workdir) as work:
         g = Gilhost(binary, work)
         shutil.copy(CASES, cases_path(work))
@@ -793,6 +819,7 @@ def main():
                 g, python, cases, (0.01, 0.1) if q else (0.01, 0.1, 1.0), 3 if q else 5))
         if want("rss"):
             fig["rss"] = step("rss", lambda: fig_rss(g, python, 64 if q else 256))
+    fig["cpu_speed_ms"]["end"] = cpu_speeds(python)
     fig["seconds"] = time.monotonic() - t_start
     fig["load_end"] = open("/proc/loadavg").read().split()[0]
     report(fig)
