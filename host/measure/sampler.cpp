@@ -25,11 +25,11 @@ bool parse_stat_text(const char* text, std::size_t n, ProcStat& out) {
   if (!open || !close || close < open) return false;
   out.pid = static_cast<pid_t>(std::atol(text));
   // Fields after the name, numbered as in proc(5): 3 state, 4 ppid, 5 pgrp, 14 utime, 15 stime,
-  // 20 num_threads, 24 rss.
+  // 20 num_threads, 24 rss, 39 processor.
   const char* p = close + 1;
   int field = 3;
   char* end = nullptr;
-  while (*p && field <= 24) {
+  while (*p && field <= 39) {
     while (*p == ' ') ++p;
     if (!*p) break;
     switch (field) {
@@ -40,6 +40,7 @@ bool parse_stat_text(const char* text, std::size_t n, ProcStat& out) {
       case 15: out.stime_ticks = std::strtoull(p, &end, 10); break;
       case 20: out.threads = std::strtol(p, &end, 10); break;
       case 24: out.rss_pages = std::strtol(p, &end, 10); break;
+      case 39: out.processor = static_cast<int>(std::strtol(p, &end, 10)); break;
       default: break;
     }
     while (*p && *p != ' ') ++p;

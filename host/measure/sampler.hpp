@@ -42,6 +42,7 @@ struct ProcStat {
   std::uint64_t stime_ticks = 0;
   long threads = 0;
   long rss_pages = 0;
+  int processor = -1;  // the CPU it last ran on (field 39); -1 where the text stops before it
 };
 // Parses the text of /proc/PID/stat (the command name may hold spaces and parentheses).
 bool parse_proc_stat(const std::string& text, ProcStat& out);

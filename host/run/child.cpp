@@ -1,6 +1,7 @@
 #include "run/child.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <signal.h>
@@ -145,12 +146,13 @@ bool has_exited(pid_t pid) {
   return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
 }
 
-// The run's descriptors in one epoll set, registered once: an idle sampling tick is then one epoll_pwait2,
-// where a ppoll registered and unregistered all four descriptors on every call (~3 us of a ~30 us tick at
-// 1 ms on the development VM). Falls back to ppoll where epoll_pwait2 is missing (Linux < 5.11).
+// The run's descriptors in one epoll set (its output pipes and its pidfd; the event pipe is read at the
+// ticks), registered once: an idle sampling tick is then one epoll_pwait2, where a ppoll registered and
+// unregistered all of them on every call (~3 us of a ~30 us tick at 1 ms on the development VM). Falls
+// back to ppoll where epoll_pwait2 is missing (Linux < 5.11).
 class Waiter {
  public:
-  static constexpr int kSlots = 4;
+  static constexpr int kSlots = 3;
   Waiter() : epoll_(::epoll_create1(EPOLL_CLOEXEC)) {}
   void add(int slot, int fd) {
     fds_[slot] = fd;
@@ -195,8 +197,31 @@ class Waiter {
 
  private:
   UniqueFd epoll_;
-  int fds_[kSlots] = {-1, -1, -1, -1};
+  int fds_[kSlots] = {-1, -1, -1};
 };
+
+// The CPU `pid` last ran on (/proc/PID/stat), or -1.
+int last_cpu_of(pid_t pid) {
+  char path[64], buf[1024];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  const ssize_t n = fd ? ::read(fd.get(), buf, sizeof buf) : -1;
+  ProcStat st;
+  return n > 0 && parse_proc_stat(std::string(buf, static_cast<std::size_t>(n)), st) ? st.processor : -1;
+}
+
+// Off the CPU the child started on, if we are on it: vfork's return wakes us where the child runs, and
+// from there every tick of ours would take the child's CPU while another stood idle (docs/performance.md).
+// We move; the child stays wherever the scheduler put it, its CPUs untouched. Nothing to do on one CPU.
+void step_off_cpu_of(pid_t child) {
+  cpu_set_t allowed;
+  const int here = ::sched_getcpu();
+  if (here < 0 || ::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;
+  if (last_cpu_of(child) != here) return;
+  cpu_set_t others = allowed;
+  CPU_CLR(here, &others);
+  if (::sched_setaffinity(0, sizeof others, &others) == 0) ::sched_setaffinity(0, sizeof allowed, &allowed);
+}
 
 void sleep_ms(long ms) {
   timespec ts{ms / 1000, (ms % 1000) * 1000000L};
@@ -225,12 +250,13 @@ class ChildRun {
   ChildResult take_result() { return std::move(res_); }
 
  private:
-  enum Slot { kOut, kErr, kEvents, kPid };
+  enum Slot { kOut, kErr, kPid };
   void start_sampling();
   void police(std::int64_t now);  // interrupt, timeout, sample, progress tick
   void schedule_probe(std::int64_t now);
   std::int64_t wait_ns() const;
   void read_ready(unsigned ready);
+  void read_events();
   bool drain_out() { return drain(out_.read.get(), [this](const char* d, std::size_t n) { cap_out_.append(d, n); }); }
   bool drain_err() { return drain(err_.read.get(), [this](const char* d, std::size_t n) { cap_err_.append(d, n); }); }
   bool drain_events() { return drain(events_.read.get(), [this](const char* d, std::size_t n) { take_events(d, n); }); }
@@ -262,6 +288,9 @@ bool ChildRun::spawn() {
   out_ = make_pipe();
   err_ = make_pipe();
   events_ = make_pipe();
+  // Read at each tick (read_events): room for a run's events between two ticks, where a pipe's 64 KiB
+  // would hold back a large result a tick for each 64 KiB. As large as the system allows unprivileged.
+  ::fcntl(events_.read.get(), F_SETPIPE_SZ, 1 << 20);
   // Its write end is held until the run is over (by the ChildGroup) and never written: it closes early
   // only if we die, and then the kernel SIGKILLs the child's process group (exec_child).
   Pipe watch_pipe;
@@ -302,6 +331,7 @@ bool ChildRun::spawn() {
     return false;
   }
   res_.pid = pid;
+  step_off_cpu_of(pid);
   if (!req_.event_token.empty()) res_.events.expect(req_.event_token, pid);  // the runner's events only
   out_.write.reset();
   err_.write.reset();
@@ -394,6 +424,7 @@ void ChildRun::police(std::int64_t now) {
     group_->kill();
   }
   if (now >= next_sample_) {
+    read_events();
     sampler_->sample();
     if (exact_) exact_->drain();
     next_sample_ = std::max(next_sample_ + interval_, now + interval_ / 2);
@@ -426,13 +457,16 @@ void ChildRun::read_ready(unsigned ready) {
   auto ready_at = [&](Slot slot) { return (ready >> slot) & 1u; };
   if (open_out_ && ready_at(kOut) && !(open_out_ = drain_out())) waiter_->remove(kOut);
   if (open_err_ && ready_at(kErr) && !(open_err_ = drain_err())) waiter_->remove(kErr);
-  if (open_events_ && ready_at(kEvents)) {
-    open_events_ = drain_events();
-    if (!open_events_) {
-      waiter_->remove(kEvents);
-      if (!has_exited(res_.pid)) events_eof_ = monotonic_ns();
-    }
-  }
+}
+
+// The event pipe is read at each tick, not as each event comes: a pipe's writer wakes its reader onto the
+// writer's own CPU, so reading each event as it came put gilhost on the runner's CPU, the other one idle,
+// and the runner waited (docs/performance.md). An event's arrival is then stamped up to a tick late, which
+// only loosens EventLog's checks (an event's stamps must come before its arrival).
+void ChildRun::read_events() {
+  if (!open_events_) return;
+  open_events_ = drain_events();
+  if (!open_events_ && !has_exited(res_.pid)) events_eof_ = monotonic_ns();
 }
 
 void ChildRun::watch() {
@@ -442,7 +476,6 @@ void ChildRun::watch() {
   waiter_.emplace();
   waiter_->add(kOut, out_.read.get());
   waiter_->add(kErr, err_.read.get());
-  waiter_->add(kEvents, events_.read.get());
   if (pidfd_) waiter_->add(kPid, pidfd_.get());
   bool reaped = false;
   while (!reaped) {

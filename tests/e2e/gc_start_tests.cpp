@@ -6,6 +6,7 @@
 // (runner/interpreter_session.cpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -19,22 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-struct GilBuild {
-  std::string label, executable;
-};
-
-// Every supported GIL build with a shared libpython gilhost finds: the runs it embeds.
-std::vector<GilBuild> gil_builds() {
-  const auto c = gilhost::run_capture({GILHOST_BINARY, "pythons", "--json"}, 300);
-  const json list = json::parse(c.out, nullptr, false);
-  std::vector<GilBuild> out;
-  if (list.is_array())
-    for (const auto& i : list)
-      if (i.value("supported", false) && i.value("shared", false) && !i.value("free_threaded", false))
-        out.push_back({i.value("label", ""), i.value("executable", "")});
-  return out;
-}
-
 constexpr const char* kProbe =
     "import gc\nAT_IMPORT = gc.get_stats()[0]['collections']\n\n\ndef probe():\n    return AT_IMPORT\n\n\n"
     "if __name__ == '__main__':\n    print(AT_IMPORT)\n";
@@ -42,9 +27,10 @@ constexpr const char* kProbe =
 }  // namespace
 
 TEST_CASE("gilhost's start-up work makes no young collection that python's start-up does not", "[e2e][gc_start]") {
-  const std::vector<GilBuild> builds = gil_builds();
+  std::vector<e2e::SharedBuild> builds = e2e::shared_builds();
+  builds.erase(std::remove_if(builds.begin(), builds.end(), [](const auto& b) { return b.free_threaded; }), builds.end());
   REQUIRE_FALSE(builds.empty());
-  for (const GilBuild& b : builds) {
+  for (const auto& b : builds) {
     INFO(b.label);
     Sandbox sb("gcstart");
     e2e::write_text(sb.dir / "probe.py", kProbe);

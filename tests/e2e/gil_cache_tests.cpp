@@ -23,21 +23,12 @@ using nlohmann::json;
 
 namespace {
 
-struct Build {
-  std::string label, libpython;
-  bool free_threaded = false;
-};
+using Build = e2e::SharedBuild;
 
 // The newest shared-libpython GIL build and the newest free-threaded one gilhost finds.
 std::vector<Build> builds() {
-  const auto c = gilhost::run_capture({GILHOST_BINARY, "pythons", "--json"}, 300);
-  const json list = json::parse(c.out, nullptr, false);
   Build gil, ft;
-  if (list.is_array())
-    for (const auto& i : list)
-      if (i.value("supported", false) && i.value("shared", false) && !i.value("libpython", "").empty())
-        (i.value("free_threaded", false) ? ft : gil) = {i.value("label", ""), i.value("libpython", ""),
-                                                         i.value("free_threaded", false)};
+  for (const Build& b : e2e::shared_builds()) (b.free_threaded ? ft : gil) = b;
   std::vector<Build> out;
   for (const Build& b : {gil, ft})
     if (!b.label.empty()) out.push_back(b);

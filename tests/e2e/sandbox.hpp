@@ -51,16 +51,32 @@ struct Sandbox {
   }
 };
 
+// A build gilhost finds that runs embedded (supported, with a shared libpython), as `gilhost pythons --json`
+// lists it.
+struct SharedBuild {
+  std::string label, executable, libpython;
+  bool free_threaded = false;
+};
+
+// Every such build, in the order gilhost lists them (oldest first).
+inline std::vector<SharedBuild> shared_builds() {
+  std::vector<SharedBuild> out;
+  const auto c = gilhost::run_capture({GILHOST_BINARY, "pythons", "--json"}, 300);
+  const nlohmann::json list = nlohmann::json::parse(c.out, nullptr, false);
+  if (list.is_array())
+    for (const auto& i : list)
+      if (i.value("supported", false) && i.value("shared", false) && !i.value("libpython", "").empty())
+        out.push_back({i.value("label", ""), i.value("executable", ""), i.value("libpython", ""),
+                       i.value("free_threaded", false)});
+  return out;
+}
+
 // A GIL build that runs embedded: the newest gilhost finds ("" when none).
 inline std::string embeddable_build() {
   static const std::string label = [] {
     std::string best;
-    const auto c = gilhost::run_capture({GILHOST_BINARY, "pythons", "--json"}, 300);
-    const nlohmann::json list = nlohmann::json::parse(c.out, nullptr, false);
-    if (list.is_array())
-      for (const auto& i : list)
-        if (i.value("supported", false) && !i.value("free_threaded", false) && i.value("shared", false))
-          best = i.value("label", "");
+    for (const SharedBuild& b : shared_builds())
+      if (!b.free_threaded) best = b.label;
     return best;
   }();
   return label;

@@ -1,6 +1,7 @@
 // measure/sampler: /proc/PID/stat parsing and the process-tree sampler on a real forked tree.
 #include <catch2/catch.hpp>
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -43,6 +44,29 @@ TEST_CASE("parse_proc_stat: a command name with spaces and parentheses", "[sampl
   CHECK(st.stime_ticks == 567);
   CHECK(st.threads == 5);
   CHECK(st.rss_pages == 2048);
+  CHECK(st.processor == 0);
+}
+
+TEST_CASE("parse_proc_stat: the CPU a process last ran on (field 39)", "[sampler]") {
+  cpu_set_t allowed;
+  REQUIRE(::sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);  // this thread, the process's main one
+    ProcStat st;
+    const bool parsed = gilhost::parse_proc_stat(gilhost_test::slurp("/proc/self/stat"), st);
+    ::sched_setaffinity(0, sizeof allowed, &allowed);
+    REQUIRE(parsed);
+    CHECK(st.processor == cpu);
+  }
+  // Text that stops after rss but before the processor: read, with the processor unknown.
+  ProcStat cut;
+  REQUIRE(gilhost::parse_proc_stat("4321 (x) S 1 4321 4321 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 99 1000 300 7 7", cut));
+  CHECK(cut.rss_pages == 300);
+  CHECK(cut.processor == -1);
 }
 
 TEST_CASE("parse_proc_stat: rejects cut or malformed text", "[sampler]") {
