@@ -272,6 +272,7 @@ class ChildRun {
   int subreaper_ = 0;
   std::int64_t start_ = 0, deadline_ = 0, interval_ = 0, next_sample_ = 0, next_tick_ = 0;
   std::int64_t next_probe_ = std::numeric_limits<std::int64_t>::max();  // the thread states' next probe, if any
+  std::int64_t next_events_ = 0;  // when the event pipe is read next (read_events)
   UniqueFd pidfd_;
   BoundedCapture cap_out_, cap_err_;
   std::string event_buf_;
@@ -424,7 +425,10 @@ void ChildRun::police(std::int64_t now) {
     group_->kill();
   }
   if (now >= next_sample_) {
-    read_events();
+    if (now >= next_events_) {  // at most every 10 ms: at a 1 ms interval, one read a tick was 1 syscall more
+      read_events();
+      next_events_ = now + 10000000;
+    }
     sampler_->sample();
     if (exact_) exact_->drain();
     next_sample_ = std::max(next_sample_ + interval_, now + interval_ / 2);
@@ -459,10 +463,10 @@ void ChildRun::read_ready(unsigned ready) {
   if (open_err_ && ready_at(kErr) && !(open_err_ = drain_err())) waiter_->remove(kErr);
 }
 
-// The event pipe is read at each tick, not as each event comes: a pipe's writer wakes its reader onto the
-// writer's own CPU, so reading each event as it came put gilhost on the runner's CPU, the other one idle,
-// and the runner waited (docs/performance.md). An event's arrival is then stamped up to a tick late, which
-// only loosens EventLog's checks (an event's stamps must come before its arrival).
+// The event pipe is read at the ticks (every 10 ms at most), not as each event comes: a pipe's writer
+// wakes its reader onto the writer's own CPU, so reading each event as it came put gilhost on the runner's
+// CPU, the other one idle, and the runner waited (docs/performance.md). An event's arrival is then stamped
+// up to a tick (or 10 ms) late, which only loosens EventLog's checks (its stamps must come before it).
 void ChildRun::read_events() {
   if (!open_events_) return;
   open_events_ = drain_events();
