@@ -273,7 +273,9 @@ TEST_CASE("exact recorder: a child that sleeps, then spins, where perf events ar
   const double spun = ms(t, ThreadState::cpu) + ms(t, ThreadState::runqueue);
   INFO("lived " << lived_ms << " ms, slept " << ms(t, ThreadState::sleep) << " ms, spun " << spun << " ms (on a CPU " << ms(t, ThreadState::cpu) << ")");
   CHECK(spun >= 30 - 0.5);
-  CHECK(ms(t, ThreadState::cpu) <= 30 + 5);
+  // On a CPU: the spin, and after it `_exit` tearing down its copy of this test's memory (over 5 ms at
+  // times on the development VM: 35.2 ms in one CI run). Its 50 ms of sleep counted as CPU would be 80.
+  CHECK(ms(t, ThreadState::cpu) <= 30 + 15);
   CHECK(spun + ms(t, ThreadState::sleep) <= lived_ms + 1);
   CHECK(trace.lost == 0);
 }
