@@ -82,6 +82,11 @@ UniqueFd open_proc(pid_t pid, const char* file) {
 UniqueFd open_stat(pid_t pid) { return open_proc(pid, "stat"); }
 }  // namespace
 
+bool read_proc_stat(pid_t pid, ProcStat& out) {
+  const UniqueFd fd = open_stat(pid);
+  return fd && read_stat_fd(fd.get(), out);
+}
+
 TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter, int stat_every_ticks)
     : root_(root),
       adopter_(adopter),

@@ -46,6 +46,8 @@ struct ProcStat {
 };
 // Parses the text of /proc/PID/stat (the command name may hold spaces and parentheses).
 bool parse_proc_stat(const std::string& text, ProcStat& out);
+// Reads and parses /proc/PID/stat; false when the process is gone or the text cannot be read.
+bool read_proc_stat(pid_t pid, ProcStat& out);
 
 struct Sample {
   std::int64_t t_ns = 0;  // since the sampler started

@@ -200,16 +200,6 @@ class Waiter {
   int fds_[kSlots] = {-1, -1, -1};
 };
 
-// The CPU `pid` last ran on (/proc/PID/stat), or -1.
-int last_cpu_of(pid_t pid) {
-  char path[64], buf[1024];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  const UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
-  const ssize_t n = fd ? ::read(fd.get(), buf, sizeof buf) : -1;
-  ProcStat st;
-  return n > 0 && parse_proc_stat(std::string(buf, static_cast<std::size_t>(n)), st) ? st.processor : -1;
-}
-
 // Off the CPU the child started on, if we are on it: vfork's return wakes us where the child runs, and
 // from there every tick of ours would take the child's CPU while another stood idle (docs/performance.md).
 // We move; the child stays wherever the scheduler put it, its CPUs untouched. Nothing to do on one CPU.
@@ -217,7 +207,8 @@ void step_off_cpu_of(pid_t child) {
   cpu_set_t allowed;
   const int here = ::sched_getcpu();
   if (here < 0 || ::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;
-  if (last_cpu_of(child) != here) return;
+  ProcStat st;
+  if (!read_proc_stat(child, st) || st.processor != here) return;
   cpu_set_t others = allowed;
   CPU_CLR(here, &others);
   if (::sched_setaffinity(0, sizeof others, &others) == 0) ::sched_setaffinity(0, sizeof allowed, &allowed);
@@ -289,8 +280,8 @@ bool ChildRun::spawn() {
   out_ = make_pipe();
   err_ = make_pipe();
   events_ = make_pipe();
-  // Read at each tick (read_events): room for a run's events between two ticks, where a pipe's 64 KiB
-  // would hold back a large result a tick for each 64 KiB. As large as the system allows unprivileged.
+  // Read at the ticks (read_events): room for a run's events between two reads, where a pipe's 64 KiB
+  // would hold back a large result a read for each 64 KiB. As large as the system allows unprivileged.
   ::fcntl(events_.read.get(), F_SETPIPE_SZ, 1 << 20);
   // Its write end is held until the run is over (by the ChildGroup) and never written: it closes early
   // only if we die, and then the kernel SIGKILLs the child's process group (exec_child).

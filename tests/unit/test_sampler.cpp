@@ -56,12 +56,17 @@ TEST_CASE("parse_proc_stat: the CPU a process last ran on (field 39)", "[sampler
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);  // this thread, the process's main one
-    ProcStat st;
+    ProcStat st, read;
     const bool parsed = gilhost::parse_proc_stat(gilhost_test::slurp("/proc/self/stat"), st);
+    const bool was_read = gilhost::read_proc_stat(::getpid(), read);  // as run/child reads a child's
     ::sched_setaffinity(0, sizeof allowed, &allowed);
     REQUIRE(parsed);
+    REQUIRE(was_read);
     CHECK(st.processor == cpu);
+    CHECK(read.processor == cpu);
   }
+  ProcStat gone;
+  CHECK_FALSE(gilhost::read_proc_stat(0x7ffffff0, gone));  // no such process
   // Text that stops after rss but before the processor: read, with the processor unknown.
   ProcStat cut;
   REQUIRE(gilhost::parse_proc_stat("4321 (x) S 1 4321 4321 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 99 1000 300 7 7", cut));
