@@ -713,7 +713,7 @@ def report(fig):
     for goal, value, detail, met in rows:
         tag = {True: "met", False: "NOT MET", None: ""}[met]
         print("%-66s %-40s %-8s %s" % (goal, value, tag, detail))
-    print("\neach CPU's speed, a Python loop pinned to it: at the start %s; at the end %s"
+    print("\neach CPU's speed, a Python loop pinned to it (median of 3 runs): at the start %s; at the end %s"
           % (speeds_text(fig["cpu_speed_ms"]["start"]), speeds_text(fig["cpu_speed_ms"]["end"])))
     if h and "steps_ms" in h:
         cols = PHASES + ("own_work", "life")
@@ -763,7 +763,7 @@ def main():
     print("bench: %s, Python %s at %s, %d CPUs (%s), load %s"
           % (binary, version, python, os.cpu_count(), fig["cpu_model"], fig["load_start"]), flush=True)
     fig["cpu_speed_ms"] = {"start": cpu_speeds(python)}
-    print("bench: each CPU's speed: %s" % speeds_text(fig["cpu_speed_ms"]["start"]), flush=True)
+    print("bench: each CPU's speed (median of 3 runs a CPU): %s" % speeds_text(fig["cpu_speed_ms"]["start"]), flush=True)
     with tempfile.TemporaryDirectory(prefix="gilhost-bench-", dir=args.workdir) as work:
         g = Gilhost(binary, work)
         shutil.copy(CASES, cases_path(work))
