@@ -72,11 +72,33 @@ class ThreadAccount {
     return intervals_;
   }
 
-  // The interval up to a reported end: its CPU time is exact, its time waiting for a core unknown (the
-  // report has none), so the rest of it is a wait nothing classified.
-  void close_unclassified() {
+  // The stretch from the last reading to a reported end (`end`, with the probes taken after that reading):
+  // its CPU time is exact, its time waiting for a core not known (the report has none). Where probes saw
+  // the thread blocked in it, the rest is split among those sights and the last reading's, as any
+  // interval's, less the run queue's share of the thread's time off a CPU before it. (Past a run's first
+  // ticks a thread is read every kStride of them, so this stretch is up to 30 ms: 1-3 % of a 0.8 s convoy
+  // thread's life, docs/performance.md "Accuracy against perf".) With no probe in it, the rest is a wait
+  // nothing saw: unclassified, never taken for the wait the thread was last seen in.
+  void close_at_reported_end(const ThreadReading& end) {
+    ThreadTimes before;
+    for (const auto& iv : intervals_) before += iv.times;
+    add(end);
+    Interval& tail = intervals_.back();
+    tail.provisional = {};  // nothing after it gives back
+    if (end.probes.empty()) {
+      for (ThreadState s : kThreadStates)
+        if (s != ThreadState::cpu) tail.unclassify(s);
+      return;
+    }
+    ThreadTimes waits = tail.times;
+    waits[ThreadState::cpu] = waits[ThreadState::runqueue] = 0;
+    const std::int64_t off = waits.lived_ns(), off_before = before.lived_ns() - before[ThreadState::cpu];
+    if (off <= 0) return;
+    const auto queued = off_before > 0 ? static_cast<std::int64_t>(static_cast<double>(off) * static_cast<double>(before[ThreadState::runqueue]) / static_cast<double>(off_before)) : 0;
+    const ThreadTimes split = share_out(off - queued, waits);
     for (ThreadState s : kThreadStates)
-      if (s != ThreadState::cpu) intervals_.back().unclassify(s);
+      if (s != ThreadState::cpu) tail.times[s] = split[s];
+    tail.times[ThreadState::runqueue] += queued;
   }
 
  private:
@@ -289,8 +311,8 @@ std::vector<ThreadSegment> timeline_of(const std::vector<Interval>& intervals) {
 
 // A reading at each end of a reported thread's life, where the sampler did not read it there: at its start
 // (nothing used yet) and at its end (running, its CPU time as it reported, never below what a reading of
-// its exit showed; its wait for a core not known, so left as last read: the interval it closes is
-// unclassified but for its CPU time, ThreadAccount::close_unclassified).
+// its exit showed; its wait for a core not known, so left as last read: ThreadAccount::close_at_reported_end
+// says what the interval it closes is).
 struct ReportedEnds {
   std::optional<ThreadReading> first, last;
 };
@@ -322,8 +344,9 @@ ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils, const Thre
   if (ends.first) account.add(*ends.first);
   for (const auto& r : t.readings) account.add(r);
   if (ends.last) {
-    account.add(*ends.last);
-    account.close_unclassified();
+    ThreadReading end = *ends.last;
+    end.probes = t.probes_after_last;
+    account.close_at_reported_end(end);
   }
   const auto& intervals = account.finish(report != nullptr);
   if (!intervals.empty()) {

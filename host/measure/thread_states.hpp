@@ -102,6 +102,7 @@ struct ThreadTrack {
   std::vector<ThreadReading> readings;
   ProbeCalls calls{};  // what its readings' probe tallies point into
   long reads = 0;      // readings taken (more than kept, once compacted)
+  ProbeTally probes_after_last{};  // what probes saw after its last reading: its reported end's stretch takes them
 };
 
 // What the sampler read of one run, before classification.

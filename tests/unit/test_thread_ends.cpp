@@ -140,6 +140,40 @@ TEST_CASE("thread ends: a report closes what the sampler read: its CPU to the en
   CHECK(*s.coverage == Approx(118.0 / 130.0));
 }
 
+TEST_CASE("thread ends: probes after the last reading split the stretch to the end; its run queue as the thread's before",
+          "[thread_states][thread_ends]") {
+  // As above, and 3 probes after the reading saw it waiting for the GIL again.
+  gilhost::ThreadObservations obs = runner_process(110, 102);
+  obs.threads.push_back({kRoot, 101, "t", {reading(30, 2, 1, gil_wait())}, {gil_wait()}});
+  obs.threads.back().probes_after_last.add(0, 3);
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, kGil, "", {}, one_report());
+  const gilhost::ThreadRecord& t = record(s, 101);
+  CHECK(t.times[ThreadState::cpu] == 10 * kMs);
+  // 12 ms off a CPU after the reading, seen in the GIL: less the run queue's share of its 8 ms off a CPU
+  // before (1 of 8), 1.5 ms; the GIL 7 + 10.5 ms. Nothing unclassified, and the timeline draws the same.
+  CHECK(t.times[ThreadState::runqueue] == 2500000);
+  CHECK(t.times[ThreadState::gil] == 17500000);
+  CHECK(t.unclassified_ns == 0);
+  CHECK(t.times.lived_ns() == 30 * kMs);
+  CHECK(s.python_unclassified_ns == 0);
+  std::int64_t drawn_gil = 0;
+  for (std::size_t k = 0; k < t.timeline.size(); ++k) {
+    const std::int64_t to = k + 1 < t.timeline.size() ? t.timeline[k + 1].start_ns : t.end_ns;
+    if (t.timeline[k].state == ThreadState::gil) drawn_gil += to - t.timeline[k].start_ns;
+  }
+  CHECK(drawn_gil == Approx(17.5 * kMs).epsilon(0.01));
+
+  // Probes that saw it in a lock instead: the stretch is the lock's, not the wait last read.
+  gilhost::SyscallReading lock = gil_wait();
+  lock.arg0 = 0x9000;
+  obs.threads.back().calls = {lock};
+  const gilhost::ThreadRecord& l = record(gilhost::classify_threads(obs, kGil, "", {}, one_report()), 101);
+  // One share for the reading's GIL sight, six for the three probes (two each): 12 - 1.5 ms split 1:6.
+  CHECK(l.times[ThreadState::lock] == Approx(9.0 * kMs).epsilon(0.001));
+  CHECK(l.times[ThreadState::gil] == Approx(8.5 * kMs).epsilon(0.001));
+  CHECK(l.unclassified_ns == 0);
+}
+
 TEST_CASE("thread ends: a thread read only while running has no wait seen: unclassified, not the run queue",
           "[thread_states][thread_ends]") {
   gilhost::ThreadObservations obs = runner_process(110, 105);
