@@ -617,8 +617,11 @@ ThreadObservations ThreadStateSampler::take() {
   mixed_.clear();  // they point into tracks_, cleared below
   ever_mixed_.clear();
   obs_.threads.clear();
-  for (auto& [tid, t] : tracks_)
-    if (!t.data.readings.empty()) obs_.threads.push_back(std::move(t.data));
+  for (auto& [tid, t] : tracks_) {
+    if (t.data.readings.empty()) continue;
+    t.data.probes_after_last = t.pending;
+    obs_.threads.push_back(std::move(t.data));
+  }
   tracks_.clear();
   return std::move(obs_);
 }

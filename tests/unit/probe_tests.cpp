@@ -186,10 +186,18 @@ TEST_CASE("ThreadStateSampler: a thread that sleeps and waits on a futex in turn
     std::this_thread::sleep_until(std::chrono::steady_clock::now() +
                                   std::chrono::nanoseconds(std::max<std::int64_t>(0, next_tick - gilhost::monotonic_ns())));
   }
+  // Probes after the thread's last reading: their tally goes with it, for the stretch to a reported end.
+  for (int k = 0; k < 5; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    sampler.probe();
+    ++probes_between;
+  }
   stop = true;
   mixed.join();
   const gilhost::ThreadObservations obs = sampler.take();
   CHECK(obs.probes == probes_between);
+  for (const auto& t : obs.threads)
+    if (t.tid == tid) CHECK_FALSE(t.probes_after_last.empty());
   CHECK(probes_between > 40);  // seen in two waits early on: probed every few ms, not only at the 40 ticks
   const gilhost::ThreadStates s = gilhost::classify_threads(obs, {}, "not located");
   for (const auto& r : s.threads) {
