@@ -21,10 +21,11 @@ sleep); nanosleep/clock_nanosleep sleep; a wait outside a system call (a page fa
 other.
 
 Each worker thread of each run is compared over gilhost's own window for it ([start_ns, end_ns] of the
-record, placed on perf's clock by the threads' fork times), state by state, in points of share of its
-lived time. It prints, per workload, build and state, the worst deviation over the worker threads of every
-run; and, from the record alone, how far the thread's timeline (its segments' time per state) is from its
-totals. With --check it exits 1 when a checked state's worst deviation exceeds --goal.
+record, placed on perf's clock by the threads' fork times), state by state, in points of share: gilhost's
+share of the time it classified (as its tables show it) against perf's share of the window. It prints, per
+workload, build and state, the worst deviation over the worker threads of every run; from the record
+alone, how far the thread's timeline (its segments' time per state) is from its totals; and the most of a
+thread's life gilhost left unclassified (unclassified_ns). With --check it exits 1 when a checked state's worst deviation exceeds --goal.
 
 Needs perf (Debian's linux-perf) and root, or kernel.perf_event_paranoid <= -1.
 """
@@ -269,6 +270,8 @@ def compare_run(rec, perf, min_life_ns):
             "timeline_dev": {s: share(tl, s) - share(drawn, s) for s in STATES},
             "kernel_ms": {s: kernel[s] / 1e6 for s in STATES},
             "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
+            # What gilhost left in no state (its shares above are of the rest): points of the thread's life.
+            "unclassified": 100.0 * t.get("unclassified_ns", 0) / max(1, sum(gh.values()) + t.get("unclassified_ns", 0)),
         })
     spread = (statistics.median(offsets) - min(offsets)) / 1e6
     lost = f"; {unseen} left out: perf did not see or lost their events for more than 2 % of their lives" if unseen else ""
@@ -367,6 +370,7 @@ def main():
                     cell = table.setdefault((name, build), {})
                     cell[s] = max(cell.get(s, 0.0), abs(row["dev"][s]))
                     cell["timeline " + s] = max(cell.get("timeline " + s, 0.0), abs(row["timeline_dev"][s]))
+                cell["unclassified"] = max(cell.get("unclassified", 0.0), row["unclassified"])
     report(table, everything, args, load0, os.getloadavg())
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
@@ -380,14 +384,18 @@ def main():
 
 
 def report(table, everything, args, load0, load1):
-    print(f"\nworst |gilhost - perf| per worker thread, points of its lived time ({args.runs} runs per cell; "
+    print(f"\nworst |gilhost - perf| per worker thread, points of share ({args.runs} runs per cell; "
           f"load average {load0[0]:.2f} before, {load1[0]:.2f} after)")
-    print(f"{'workload':10} {'build':8} " + " ".join(f"{s:>8}" for s in STATES) + "   timeline-vs-totals")
+    print(f"{'workload':10} {'build':8} " + " ".join(f"{s:>8}" for s in STATES) + "   timeline-vs-totals  unclassified")
     for (name, build), cell in table.items():
         tl = max(cell["timeline " + s] for s in STATES)
-        print(f"{name:10} {build:8} " + " ".join(f"{cell[s]:8.1f}" for s in STATES) + f"   {tl:8.1f}")
+        print(f"{name:10} {build:8} " + " ".join(f"{cell[s]:8.1f}" for s in STATES) + f"   {tl:8.1f}"
+              + f"            {cell['unclassified']:8.1f}")
     print(f"{'worst':19} " + " ".join(f"{max(c[s] for c in table.values()):8.1f}" for s in STATES)
-          + f"   {max(c['timeline ' + s] for c in table.values() for s in STATES):8.1f}")
+          + f"   {max(c['timeline ' + s] for c in table.values() for s in STATES):8.1f}"
+          + f"            {max(c['unclassified'] for c in table.values()):8.1f}")
+    print("(gilhost's shares of the time it classified, as it shows them; perf's of the same window. Unclassified: "
+          "the most of a thread's life gilhost left in no state, in points)")
     signed = {s: [r["dev"][s] for r in everything] for s in STATES}
     print("threads where gilhost is above / below perf by > 2 points: "
           + ", ".join(f"{s} {sum(v > 2 for v in signed[s])}/{sum(v < -2 for v in signed[s])}" for s in STATES)
