@@ -24,6 +24,7 @@ A benchmark, not a test: it prints figures and whether each meets its goal, and 
 could not measure. On a shared VM the machine's speed drifts; ratios of back-to-back pairs cancel that.
 """
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -259,31 +260,56 @@ def calibrate(python, cases, target_s, threads=0):
 
 # --- 1. against hyperfine -------------------------------------------------------------------------------
 
-def fig_hyperfine(g, python, work, n, pairs):
+@contextlib.contextmanager
+def on_cpu(cpu):
+    """This process (and what it starts meanwhile) on one CPU, or left as it is for None."""
+    before = os.sched_getaffinity(0)
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def percentiles(xs, qs=(10, 50, 90)):
+    xs = sorted(xs)
+    return [xs[min(len(xs) - 1, len(xs) * q // 100)] for q in qs] if xs else []
+
+
+def fig_hyperfine(g, python, work, n, pairs, pin=False):
     """A session of n no-op runs vs `hyperfine -N --runs n 'PYTHON -c pass'`, alternating. Per run: the
     session's mean cycle (record to record: spawn, run, reap, record, everything the orchestrator does
     between runs) vs hyperfine's mean time (spawn to reap; its own work between runs not counted, which
-    favours it). Whole command: each tool's wall time, start-up, discovery and report included."""
+    favours it). Whole command: each tool's wall time, start-up, discovery and report included. With `pin`,
+    both sides of a pair run on one CPU, the next pair on the next CPU: on a VM whose CPUs differ in speed,
+    neither side gains by landing on the faster one."""
     hf = shutil.which("hyperfine")
     if not hf:
         return {"missing": "hyperfine is not installed: run tests/bench/setup (apt-get install hyperfine)"}
     export = os.path.join(work, "hyperfine.json")
     per_run, whole, g_ms, h_ms, g_whole, h_whole = [], [], [], [], [], []
+    g_each, h_each = [], []  # every run's time, both sides: where the difference lies in the distribution
     steps, between, from_cache = [], [], []  # each step of the same sessions' runs, and the orchestrator's work between them
+    cpus = sorted(os.sched_getaffinity(0))
     for i in range(pairs):
-        for side in alternate(i, "gilhost", "hyperfine"):
-            if side == "gilhost":
-                wall, runs = g.run(python, "noop", {}, repeat=n)
-                g_ms.append(statistics.mean(cycles(runs)) * 1e3)
-                g_whole.append(wall)
-                steps += [record_phases(r) for r in runs[1:]]
-                from_cache += [bool(r.get("locate_cached")) for r in runs[1:]]
-                between += [c * 1e3 - r["parent_wall_ns"] / 1e6 for c, r in zip(cycles(runs), runs[1:])]
-            else:
-                wall = spawn_wall([hf, "-N", "--runs", str(n), "--style", "none", "--export-json", export,
-                                   "%s -c pass" % python], stderr=os.path.join(work, "hyperfine-stderr.txt"))
-                h_ms.append(json.load(open(export))["results"][0]["mean"] * 1e3)
-                h_whole.append(wall)
+        with on_cpu(cpus[i % len(cpus)] if pin else None):
+            for side in alternate(i, "gilhost", "hyperfine"):
+                if side == "gilhost":
+                    wall, runs = g.run(python, "noop", {}, repeat=n)
+                    g_ms.append(statistics.mean(cycles(runs)) * 1e3)
+                    g_each += [c * 1e3 for c in cycles(runs)]
+                    g_whole.append(wall)
+                    steps += [record_phases(r) for r in runs[1:]]
+                    from_cache += [bool(r.get("locate_cached")) for r in runs[1:]]
+                    between += [c * 1e3 - r["parent_wall_ns"] / 1e6 for c, r in zip(cycles(runs), runs[1:])]
+                else:
+                    wall = spawn_wall([hf, "-N", "--runs", str(n), "--style", "none", "--export-json", export,
+                                       "%s -c pass" % python], stderr=os.path.join(work, "hyperfine-stderr.txt"))
+                    result = json.load(open(export))["results"][0]
+                    h_ms.append(result["mean"] * 1e3)
+                    h_each += [t * 1e3 for t in result.get("times", [])]
+                    h_whole.append(wall)
         per_run.append(g_ms[-1] / h_ms[-1])
         whole.append(g_whole[-1] / h_whole[-1])
     # Where a session's run goes, from the same sessions (ms, medians over every run but each session's
@@ -296,7 +322,8 @@ def fig_hyperfine(g, python, work, n, pairs):
             "locate_plus_prepare_own_ms": median(s["locate"] + s["prepare"] - s["script_import"] for s in steps),
             "locate_from_cache": sum(from_cache) / max(1, len(from_cache)), "pairs": pairs,
             "hyperfine_mean_ms": median(h_ms), "whole_command": ratio_figure(whole),
-            "gilhost_whole_s": median(g_whole), "hyperfine_whole_s": median(h_whole),
+            "gilhost_whole_s": median(g_whole), "hyperfine_whole_s": median(h_whole), "pinned_pairs": pin,
+            "percentiles_ms": {"at": [10, 50, 90], "gilhost": percentiles(g_each), "hyperfine": percentiles(h_each)},
             "command": "hyperfine -N --runs %d --export-json F '%s -c pass'" % (n, python)}
 
 
@@ -633,10 +660,15 @@ def report(fig):
     if h and "missing" in h:
         rows.append(("1 session of N no-op runs / hyperfine, per run <= 1.05x", "-", h["missing"], None))
     elif h:
+        pc = h.get("percentiles_ms", {})
+        spread = "; p10/p50/p90 a run %s vs %s ms" % tuple("/".join("%.1f" % x for x in pc[k]) for k in ("gilhost", "hyperfine")) \
+            if pc.get("gilhost") and pc.get("hyperfine") else ""
         rows.append(("1 session of %d no-op runs / hyperfine, per run <= 1.05x" % h["runs"], ci(h["per_run"]),
-                     "%.2f vs %.2f ms a run; whole command %.3fx (%.2f vs %.2f s)"
-                     % (h["gilhost_ms_per_run"], h["hyperfine_mean_ms"], h["whole_command"]["ratio"],
-                        h["gilhost_whole_s"], h["hyperfine_whole_s"]), h["per_run"]["ratio"] <= 1.05))
+                     "%.2f vs %.2f ms a run%s; whole command %.3fx (%.2f vs %.2f s)%s"
+                     % (h["gilhost_ms_per_run"], h["hyperfine_mean_ms"], spread, h["whole_command"]["ratio"],
+                        h["gilhost_whole_s"], h["hyperfine_whole_s"],
+                        "; each pair on one CPU, the CPU alternating" if h.get("pinned_pairs") else ""),
+                     h["per_run"]["ratio"] <= 1.05))
         if "steps_ms" in h:
             rows.append(("1 the runner's locate + prepare steps <= 0.3 ms", "%.3f ms" % h["locate_plus_prepare_ms"],
                          "locate %.3f ms (%.0f %% of runs from the offset cache), prepare %.3f ms, of which the script's "
@@ -743,6 +775,8 @@ def main():
     ap.add_argument("--only", help="comma-separated: hyperfine,fixed,sampler,thread_states,exact,accuracy,cpu,perturbation,case_time,rss")
     ap.add_argument("--builds", help="comma-separated versions for figure 2 (e.g. 3.13.0,3.14.7t; default all)")
     ap.add_argument("--workdir", help="where results files go (default: a temporary folder in $TMPDIR)")
+    ap.add_argument("--pin-pairs", action="store_true",
+                    help="figure 1: run both sides of each pair on one CPU, the next pair on the next (a VM's CPUs may differ in speed)")
     args = ap.parse_args()
     t_start = time.monotonic()
     binary = os.path.abspath(args.gilhost)
@@ -784,7 +818,8 @@ def main():
             return out
 
         if want("hyperfine"):
-            fig["hyperfine"] = step("1 hyperfine", lambda: fig_hyperfine(g, python, work, 20 if q else 50, 3 if q else 7))
+            fig["hyperfine"] = step("1 hyperfine", lambda: fig_hyperfine(
+                g, python, work, 20 if q else 50, 3 if q else 7, args.pin_pairs))
         if want("fixed"):
             chosen = [b for b in builds if not args.builds or label(b) in args.builds.split(",")]
             fig["fixed_cost"] = {}
