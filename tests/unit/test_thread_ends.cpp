@@ -167,7 +167,8 @@ TEST_CASE("thread ends: probes after the last reading split the stretch to the e
   gilhost::SyscallReading lock = gil_wait();
   lock.arg0 = 0x9000;
   obs.threads.back().calls = {lock};
-  const gilhost::ThreadRecord& l = record(gilhost::classify_threads(obs, kGil, "", {}, one_report()), 101);
+  const gilhost::ThreadStates in_lock = gilhost::classify_threads(obs, kGil, "", {}, one_report());
+  const gilhost::ThreadRecord& l = record(in_lock, 101);
   // One share for the reading's GIL sight, six for the three probes (two each): 12 - 1.5 ms split 1:6.
   CHECK(l.times[ThreadState::lock] == Approx(9.0 * kMs).epsilon(0.001));
   CHECK(l.times[ThreadState::gil] == Approx(8.5 * kMs).epsilon(0.001));
