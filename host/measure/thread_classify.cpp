@@ -13,6 +13,11 @@ namespace gilhost {
 
 namespace {
 
+// `ns` * `part` / `whole`, in doubles: a share of a time by a proportion, the product free of overflow.
+std::int64_t scaled(std::int64_t ns, std::int64_t part, std::int64_t whole) {
+  return static_cast<std::int64_t>(static_cast<double>(ns) * static_cast<double>(part) / static_cast<double>(whole));
+}
+
 // The time between two readings (or, for the first, the thread's life before it).
 struct Interval {
   std::int64_t start_ns = 0, end_ns = 0;
@@ -94,7 +99,7 @@ class ThreadAccount {
     waits[ThreadState::cpu] = waits[ThreadState::runqueue] = 0;
     const std::int64_t off = waits.lived_ns(), off_before = before.lived_ns() - before[ThreadState::cpu];
     if (off <= 0) return;
-    const auto queued = off_before > 0 ? static_cast<std::int64_t>(static_cast<double>(off) * static_cast<double>(before[ThreadState::runqueue]) / static_cast<double>(off_before)) : 0;
+    const std::int64_t queued = off_before > 0 ? scaled(off, before[ThreadState::runqueue], off_before) : 0;
     const ThreadTimes split = share_out(off - queued, waits);
     for (ThreadState s : kThreadStates)
       if (s != ThreadState::cpu) tail.times[s] = split[s];
@@ -166,10 +171,10 @@ class ThreadAccount {
   // `off` ns in proportion to `sights` (what rounding leaves goes to the most seen).
   static ThreadTimes share_out(std::int64_t off, const ThreadTimes& sights) {
     ThreadTimes split;
-    const double total = static_cast<double>(sights.lived_ns());
+    const std::int64_t total = sights.lived_ns();
     std::int64_t given = 0;
     for (ThreadState s : kThreadStates) {
-      split[s] = static_cast<std::int64_t>(static_cast<double>(off) * static_cast<double>(sights[s]) / total);
+      split[s] = scaled(off, sights[s], total);
       given += split[s];
     }
     split[most_seen(sights)] += off - given;
@@ -196,7 +201,7 @@ class ThreadAccount {
         // Time already taken for run-queue time stays that, as far as `now`'s run-queue time covers it.
         const std::int64_t as_cpu =
             s == ThreadState::runqueue ? std::max<std::int64_t>(0, taken - now.times[ThreadState::runqueue])
-            : cpu + delay > 0 ? static_cast<std::int64_t>(static_cast<double>(taken) * static_cast<double>(cpu) / static_cast<double>(cpu + delay))
+            : cpu + delay > 0 ? scaled(taken, cpu, cpu + delay)
                               : taken;
         earlier.provisional[s] -= taken;
         excess -= taken;
@@ -271,7 +276,7 @@ void draw(std::vector<ThreadSegment>& timeline, std::int64_t from, std::int64_t 
   std::int64_t done = 0;
   for (ThreadState s : order) {
     if (times[s] <= 0) continue;
-    const std::int64_t at = from + static_cast<std::int64_t>(static_cast<double>(to - from) * static_cast<double>(done) / static_cast<double>(total));
+    const std::int64_t at = from + scaled(to - from, done, total);
     add_segment(timeline, at, s);
     done += times[s];
   }
@@ -443,7 +448,7 @@ struct ReportedCpu {
     added[t.pid] += std::max<std::int64_t>(0, cpu - (t.readings.empty() ? 0 : t.readings.back().cpu_ns));
     const std::int64_t life = rec.times.lived_ns() + rec.unclassified_ns;
     if (rec.unclassified_ns > 0 && life > 0)
-      uncovered[t.pid] += static_cast<std::int64_t>(static_cast<double>(cpu) * static_cast<double>(rec.unclassified_ns) / static_cast<double>(life));
+      uncovered[t.pid] += scaled(cpu, rec.unclassified_ns, life);
   }
 };
 

@@ -25,7 +25,8 @@ record, placed on perf's clock by the threads' fork times), state by state, in p
 share of the time it classified (as its tables show it) against perf's share of the window. It prints, per
 workload, build and state, the worst deviation over the worker threads of every run; from the record
 alone, how far the thread's timeline (its segments' time per state) is from its totals; and the most of a
-thread's life gilhost left unclassified (unclassified_ns). With --check it exits 1 when a checked state's worst deviation exceeds --goal.
+thread's life gilhost left unclassified (unclassified_ns). With --check it exits 1 when a checked state's
+worst deviation exceeds --goal.
 
 Needs perf (Debian's linux-perf) and root, or kernel.perf_event_paranoid <= -1.
 """
@@ -260,10 +261,11 @@ def compare_run(rec, perf, min_life_ns):
             # an unknown stretch that long would move its shares by as many points
             continue
         gh = t["ns"]
+        unclassified = t.get("unclassified_ns", 0)
         tl = timeline_ns(t)
         # The timeline draws the time no reading classified as `other` (results-format.md: its `other` is
         # `ns.other` plus `unclassified_ns`); the totals leave it out of every state.
-        drawn = dict(gh, other=gh["other"] + t.get("unclassified_ns", 0))
+        drawn = dict(gh, other=gh["other"] + unclassified)
         rows.append({
             "tid": t["tid"], "name": t.get("name", ""), "life_ms": (b - a) / 1e6,
             "dev": {s: share(gh, s) - share(kernel, s) for s in STATES},
@@ -271,7 +273,7 @@ def compare_run(rec, perf, min_life_ns):
             "kernel_ms": {s: kernel[s] / 1e6 for s in STATES},
             "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
             # What gilhost left in no state (its shares above are of the rest): points of the thread's life.
-            "unclassified": 100.0 * t.get("unclassified_ns", 0) / max(1, sum(gh.values()) + t.get("unclassified_ns", 0)),
+            "unclassified": 100.0 * unclassified / max(1, sum(gh.values()) + unclassified),
         })
     spread = (statistics.median(offsets) - min(offsets)) / 1e6
     lost = f"; {unseen} left out: perf did not see or lost their events for more than 2 % of their lives" if unseen else ""
