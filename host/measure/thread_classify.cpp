@@ -78,23 +78,20 @@ class ThreadAccount {
   }
 
   // The stretch from the last reading to a reported end (`end`, with the probes taken after that reading):
-  // its CPU time is exact, its time waiting for a core not known (the report has none). Where probes saw
-  // the thread blocked in it, the rest is split among those sights and the last reading's, as any
-  // interval's, less the run queue's share of the thread's time off a CPU before it. (Past a run's first
-  // ticks a thread is read every kStride of them, so this stretch is up to 30 ms: 1-3 % of a 0.8 s convoy
-  // thread's life, docs/performance.md "Accuracy against perf".) With no probe in it, the rest is a wait
-  // nothing saw: unclassified, never taken for the wait the thread was last seen in.
+  // its CPU time is exact, its time waiting for a core not known (the report has none). Past a run's first
+  // ticks a thread is read every kStride of them, so this stretch is up to 30 ms, 1-3 % of a 0.8 s thread's
+  // life. Its time off a CPU is estimated as the run queue's share of the thread's time off a CPU before
+  // it, and the rest split as any interval's: by the probes' sights and the last reading's wait, else (no
+  // sight: running at its last reading, no probe since) as its recent sights were. A thread parked in a lock
+  // at its last reading waited there until woken, as in any interval that ends with it running; leaving the
+  // stretch in no state made its other shares too big (docs/performance.md, "The stretch after a thread's
+  // last reading"). A thread never seen waiting has only the run queue's share: the rest stays unclassified.
   void close_at_reported_end(const ThreadReading& end) {
     ThreadTimes before;
     for (const auto& iv : intervals_) before += iv.times;
     add(end);
     Interval& tail = intervals_.back();
     tail.provisional = {};  // nothing after it gives back
-    if (end.probes.empty()) {
-      for (ThreadState s : kThreadStates)
-        if (s != ThreadState::cpu) tail.unclassify(s);
-      return;
-    }
     ThreadTimes waits = tail.times;
     waits[ThreadState::cpu] = waits[ThreadState::runqueue] = 0;
     const std::int64_t off = waits.lived_ns(), off_before = before.lived_ns() - before[ThreadState::cpu];

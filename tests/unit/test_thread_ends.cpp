@@ -112,7 +112,7 @@ TEST_CASE("thread ends: a thread the sampler never read is known from its report
   CHECK(t.timeline.front().start_ns == 20 * kMs);
 }
 
-TEST_CASE("thread ends: a report closes what the sampler read: its CPU to the end, the rest unclassified",
+TEST_CASE("thread ends: a report closes what the sampler read: its CPU to the end, the rest as the wait last seen",
           "[thread_states][thread_ends]") {
   // Read once, at 30 ms, waiting for the GIL with 2 ms on a CPU and 1 waiting for one.
   gilhost::ThreadObservations obs = runner_process(110, 102);
@@ -128,16 +128,18 @@ TEST_CASE("thread ends: a report closes what the sampler read: its CPU to the en
   CHECK(t.start_ns == 20 * kMs);
   CHECK(t.end_ns == 50 * kMs);
   CHECK(t.times[ThreadState::cpu] == 10 * kMs);
-  CHECK(t.times[ThreadState::runqueue] == 1 * kMs);  // as the reading's counters say: none known after it
-  // 7 ms off a CPU before the reading that saw it waiting for the GIL: GIL. The 12 ms off a CPU after it:
-  // the GIL again, or a core, or anything: unclassified, never taken for the wait it was last seen in.
-  CHECK(t.times[ThreadState::gil] == 7 * kMs);
-  CHECK(t.unclassified_ns == 12 * kMs);
-  CHECK(t.times.lived_ns() + t.unclassified_ns == 30 * kMs);
-  // Its 8 ms of CPU after the reading are in the kernel's count at the checkpoint: 102 + 8 - 10 * 12/30 of
-  // 110 (0.964); the classified time, 118 of 130 (0.908), is the smaller.
+  // 7 ms off a CPU before the reading that saw it waiting for the GIL: the GIL. The 12 ms off a CPU after
+  // it, with no probe: the wait it was last seen in, as an interval ending with the thread running is,
+  // less the run queue's share of its 8 ms off a CPU before (1 of 8): 1.5 ms queued, 10.5 in the GIL.
+  CHECK(t.times[ThreadState::runqueue] == 2500000);
+  CHECK(t.times[ThreadState::gil] == 17500000);
+  CHECK(t.unclassified_ns == 0);
+  CHECK(t.times.lived_ns() == 30 * kMs);
+  CHECK(s.python_unclassified_ns == 0);
+  // Its 8 ms of CPU after the reading are in the kernel's count at the checkpoint, 102 + 8 of 110, and
+  // every thread's time is classified.
   REQUIRE(s.coverage);
-  CHECK(*s.coverage == Approx(118.0 / 130.0));
+  CHECK(*s.coverage == Approx(1.0));
 }
 
 TEST_CASE("thread ends: probes after the last reading split the stretch to the end; its run queue as the thread's before",
@@ -175,7 +177,7 @@ TEST_CASE("thread ends: probes after the last reading split the stretch to the e
   CHECK(l.unclassified_ns == 0);
 }
 
-TEST_CASE("thread ends: a thread read only while running has no wait seen: unclassified, not the run queue",
+TEST_CASE("thread ends: a thread read only while running has no wait seen: after its last reading, the run queue's share, the rest unclassified",
           "[thread_states][thread_ends]") {
   gilhost::ThreadObservations obs = runner_process(110, 105);
   obs.threads.push_back({kRoot, 101, "t", {reading(30, 5, 1, running()), reading(40, 5, 1, running())}});
@@ -185,12 +187,30 @@ TEST_CASE("thread ends: a thread read only while running has no wait seen: uncla
   const gilhost::ThreadStates s = gilhost::classify_threads(obs, kGil, "", {}, one_report());
   const gilhost::ThreadRecord& t = record(s, 101);
   CHECK(t.times[ThreadState::cpu] == 10 * kMs);
-  // Queued between its two readings (runnable at both, its counters still): the run queue's, with the 1 ms
-  // its counters had; the 4 ms off a CPU before them and the 5 ms after them, a wait nothing saw.
-  CHECK(t.times[ThreadState::runqueue] == 11 * kMs);
   CHECK(t.times[ThreadState::gil] == 0);
   CHECK(t.times[ThreadState::other] == 0);
-  CHECK(t.unclassified_ns == 9 * kMs);
+  // Queued between its two readings (runnable at both, its counters still): the run queue's, with the 1 ms
+  // its counters had. Before them, 4 ms off a CPU that no sight names: unclassified. After them, 5 ms off
+  // a CPU: the run queue's share of its 15 ms off a CPU before (11 of 15), 3.67 ms; the rest unclassified.
+  CHECK(t.times[ThreadState::runqueue] == Approx(11 * kMs + 5.0 * kMs * 11 / 15).epsilon(1e-6));
+  CHECK(t.unclassified_ns == Approx(4 * kMs + 5.0 * kMs * 4 / 15).epsilon(1e-6));
+  CHECK(t.times.lived_ns() + t.unclassified_ns == 30 * kMs);
+}
+
+TEST_CASE("thread ends: a thread running at its last reading: the stretch after it goes as its recent sights, less the run queue's share",
+          "[thread_states][thread_ends]") {
+  // Waiting for the GIL at 30 ms, running at 40 ms; its end reported at 50 ms with 10 ms of CPU.
+  gilhost::ThreadObservations obs = runner_process(110, 106);
+  obs.threads.push_back({kRoot, 101, "t", {reading(30, 2, 1, gil_wait()), reading(40, 6, 1, running())}});
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, kGil, "", {}, one_report());
+  const gilhost::ThreadRecord& t = record(s, 101);
+  CHECK(t.times[ThreadState::cpu] == 10 * kMs);
+  // Off a CPU: 7 ms before the first reading and 6 between the two, the GIL's (the waits seen). The 6 ms
+  // after: the run queue's share of its 14 ms off a CPU before (1 of 14), the rest the GIL's, as its sights.
+  CHECK(t.times[ThreadState::runqueue] == Approx(1 * kMs + 6.0 * kMs / 14).epsilon(1e-6));
+  CHECK(t.times[ThreadState::gil] == Approx(13 * kMs + 6.0 * kMs * 13 / 14).epsilon(1e-6));
+  CHECK(t.unclassified_ns == 0);
+  CHECK(t.times.lived_ns() == 30 * kMs);
 }
 
 TEST_CASE("thread ends: a reused tid's report stands alone; a report after the checkpoint adds no CPU",
