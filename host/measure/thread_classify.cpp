@@ -29,6 +29,7 @@ struct Interval {
   // Off-CPU time of a thread whose end was reported, before any wait was seen: known to be off a CPU
   // (its counters are exact at its end), not in what. In no state.
   std::int64_t unclassified = 0;
+  std::int64_t stolen = 0;  // of its CPU time, what the host took while the thread ran (stolen_while_running)
 
   // Its time in `s` becomes unclassified: it was off a CPU, in what is not known.
   void unclassify(ThreadState s) {
@@ -41,7 +42,8 @@ struct Interval {
 // One thread's readings → its intervals.
 class ThreadAccount {
  public:
-  ThreadAccount(const ProcessGils& gils, const ProbeCalls& calls) : gils_(gils), calls_(calls) {}
+  ThreadAccount(const ProcessGils& gils, const ProbeCalls& calls, const StealSeries& steal)
+      : gils_(gils), calls_(calls), steal_(steal) {}
 
   void add(const ThreadReading& r) {
     if (!prev_) {
@@ -122,7 +124,10 @@ class ThreadAccount {
     iv.times[ThreadState::cpu] = std::max<std::int64_t>(0, b.cpu_ns - a.cpu_ns);
     iv.times[ThreadState::runqueue] = std::max<std::int64_t>(0, b.delay_ns - a.delay_ns);
     give_back(iv, iv.times[ThreadState::cpu] + iv.times[ThreadState::runqueue] - dt);
-    const std::int64_t off = std::max<std::int64_t>(0, dt - iv.times[ThreadState::cpu] - iv.times[ThreadState::runqueue]);
+    std::int64_t off = std::max<std::int64_t>(0, dt - iv.times[ThreadState::cpu] - iv.times[ThreadState::runqueue]);
+    iv.stolen = std::min(off, stolen_while_running(a.t_ns, b.t_ns, iv.times[ThreadState::cpu]));
+    iv.times[ThreadState::cpu] += iv.stolen;
+    off -= iv.stolen;
     if (reading_blocked(a)) iv.lead = classify_wait(a.syscall, gils_);
     if (reading_blocked(b)) iv.tail = classify_wait(b.syscall, gils_);
     // Runnable at both readings and not on a CPU in between: it was queued for a core all along.
@@ -229,8 +234,18 @@ class ThreadAccount {
     unseen_.clear();
   }
 
+  // What the host took from a thread that ran `cpu_ns` between `a_ns` and `b_ns` (measure/steal): its task
+  // clock left that out, and the guest's scheduler had it on a CPU, so its counters' shortfall is no wait.
+  // The share s of the working CPUs' time stolen then, taken as this thread's: it was on a CPU
+  // cpu / (1 - s), so cpu x s / (1 - s) of it was stolen (s at most one half: a doubling at most).
+  std::int64_t stolen_while_running(std::int64_t a_ns, std::int64_t b_ns, std::int64_t cpu_ns) const {
+    const double s = std::min(0.5, steal_.running_share(a_ns, b_ns));
+    return s > 0 ? static_cast<std::int64_t>(static_cast<double>(cpu_ns) * s / (1 - s)) : 0;
+  }
+
   const ProcessGils& gils_;
   const ProbeCalls& calls_;
+  const StealSeries& steal_;
   const ThreadReading* prev_ = nullptr;
   static constexpr std::int64_t kSight = 1024;
   ThreadTimes recent_;  // the waits of its recent sights (remember), in no time unit
@@ -335,14 +350,15 @@ ReportedEnds reported_ends(const ThreadEndReport& e, std::int64_t origin_ns, con
 }
 
 // One thread's record from its readings, closed by its report of its end where there is one.
-ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils, const ThreadEndReport* report, std::int64_t origin_ns) {
+ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils, const ThreadEndReport* report, std::int64_t origin_ns,
+                       const StealSeries& steal) {
   ThreadRecord rec;
   rec.pid = t.pid;
   rec.tid = t.tid;
   rec.name = t.name;
   rec.gil_located = gils.located;
   const ReportedEnds ends = report ? reported_ends(*report, origin_ns, t.readings) : ReportedEnds{};
-  ThreadAccount account(gils, t.calls);
+  ThreadAccount account(gils, t.calls, steal);
   if (ends.first) account.add(*ends.first);
   for (const auto& r : t.readings) account.add(r);
   if (ends.last) {
@@ -358,6 +374,7 @@ ThreadRecord record_of(const ThreadTrack& t, const ProcessGils& gils, const Thre
   for (const auto& iv : intervals) {
     rec.times += iv.times;
     rec.unclassified_ns += iv.unclassified;
+    rec.stolen_ns += iv.stolen;
   }
   rec.timeline = timeline_of(intervals);
   return rec;
@@ -555,6 +572,7 @@ void keep_record(ThreadRecord rec, ThreadStates& out) {
   if (rec.python) {
     out.python_totals += rec.times;
     out.python_unclassified_ns += rec.unclassified_ns;
+    out.python_stolen_ns += rec.stolen_ns;
   }
   if (static_cast<int>(out.threads.size()) < kMaxThreadsKept) out.threads.push_back(std::move(rec));
   else ++out.threads_not_kept;
@@ -570,6 +588,7 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
   out.samples = obs.ticks;
   out.probes = obs.probes;
   out.cost_ns = obs.cost_ns;
+  out.steal_share = obs.steal.run_share();
   CoverageCounts counts;
   const ProcessGils root_gils = root_gils_of(gils, unlocated_why, counts.script_interpreters, out);
   auto excluded = [&](pid_t tid) { return std::find(not_the_case.begin(), not_the_case.end(), tid) != not_the_case.end(); };
@@ -591,7 +610,7 @@ ThreadStates classify_threads(const ThreadObservations& obs, const std::vector<G
   ReportIndex index(ends, obs.start_ns);
   ReportedCpu reported;
   auto add = [&](const ThreadTrack& t, const ThreadEndReport* report) {
-    ThreadRecord rec = record_of(t, gils_by_pid[t.pid], report, obs.start_ns);
+    ThreadRecord rec = record_of(t, gils_by_pid[t.pid], report, obs.start_ns, obs.steal);
     rec.python = is_python(t.pid);
     if (report) reported.note(rec, *report, t, obs);
     keep_record(std::move(rec), out);

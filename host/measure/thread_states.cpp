@@ -499,6 +499,8 @@ void ThreadStateSampler::end_tick() {
   const std::size_t count = std::min<std::size_t>(n, kMaxThreadsPerTick);
   if (n > 0) {
     const std::int64_t now = t0;
+    // The host's steal, for the threads that ran (measure/steal): not on a tick the tree was idle.
+    if (!idle_tick_) steal_.read(now - start_ns_, obs_.steal);
     for (std::size_t k = 0; k < count; ++k) read_thread(*due_[(cursor_ + k) % n], now);
     cursor_ = n > count ? (cursor_ + count) % n : 0;
   }
@@ -614,6 +616,8 @@ void ThreadStateSampler::probe() {
 }
 
 ThreadObservations ThreadStateSampler::take() {
+  if (!obs_.steal.points.empty()) steal_.read(monotonic_ns() - start_ns_, obs_.steal, true);
+  obs_.steal.close();
   mixed_.clear();  // they point into tracks_, cleared below
   ever_mixed_.clear();
   obs_.threads.clear();

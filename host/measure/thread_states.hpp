@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/steal.hpp"
 #include "results/thread_states.hpp"
 #include "util/fd.hpp"
 
@@ -139,6 +140,7 @@ struct ThreadObservations {
     long fd_processes = 0;        // processes not read: descriptors ran out
   };
   Misses misses;
+  StealSeries steal;  // the host's steal over the run, read at the ticks that read the threads
   bool empty() const { return threads.empty(); }
 };
 
@@ -236,6 +238,7 @@ class ThreadStateSampler {
   void read_thread(Track& t, std::int64_t now_ns);
   void keep_reading(Track& t, const ThreadReading& r);
   bool idle_tick_ = false;  // begin_tick's tree_idle
+  StealReader steal_;
   void note_process(pid_t pid, bool rescan);
   void note_objects(pid_t pid, ThreadObservations::Process& p);
   void descriptors_ran_out();

@@ -140,6 +140,9 @@ std::string stability_why(const Stability& s, const Estimate& wall) {
     parts.push_back(fmt::format("two modes: {} runs near {}, {} near {}", s.low_mode, format_seconds(s.low_mode_s), s.high_mode,
                                 format_seconds(s.high_mode_s)));
   if (s.load_avg) parts.push_back(fmt::format("load average up to {:.1f} during its runs", *s.load_avg));
+  // Below a per cent, /proc/stat's 10 ms ticks of steal are a tick or two: not worth a word.
+  if (s.steal && *s.steal >= 0.01)
+    parts.push_back(fmt::format("the virtual machine's host took up to {:.0f} % of its CPUs (steal)", 100 * *s.steal));
   return join(parts, "; ");
 }
 
@@ -160,8 +163,12 @@ Stability assess_stability(const std::vector<RunRecord>& runs) {
   find_outliers(sorted, st, out);
   find_modes(sorted, st.median, out);
   if (!out.unstable()) return out;
-  for (const auto& r : runs)
-    if (r.measured_ok() && r.load_avg) out.load_avg = std::max(out.load_avg.value_or(0.0), *r.load_avg);
+  for (const auto& r : runs) {
+    if (!r.measured_ok()) continue;
+    if (r.load_avg) out.load_avg = std::max(out.load_avg.value_or(0.0), *r.load_avg);
+    if (r.thread_states && r.thread_states->steal_share)
+      out.steal = std::max(out.steal.value_or(0.0), *r.thread_states->steal_share);
+  }
   out.why = stability_why(out, wall);
   return out;
 }

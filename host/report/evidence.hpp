@@ -52,6 +52,7 @@ struct Stability {
   std::size_t low_mode = 0, high_mode = 0;  // runs in each mode
   double low_mode_s = 0, high_mode_s = 0;   // each mode's median
   std::optional<double> load_avg;    // the highest 1-minute load average as its runs ended (where recorded)
+  std::optional<double> steal;       // the most of the machine's CPU time a virtual machine's host took in a run
   std::string why;                   // one line: "wide spread ±14 % (0.30–0.36 s); load average up to 5.2"
   bool unstable() const { return wide || outliers || two_modes; }
 };

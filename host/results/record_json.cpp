@@ -296,6 +296,7 @@ void thread_fields(Thread& t, Visit&& visit) {  // and its times and timeline
   visit("start_ns", t.start_ns);
   visit("end_ns", t.end_ns);
   visit("unclassified_ns", t.unclassified_ns);
+  visit("stolen_ns", t.stolen_ns);
 }
 
 template <typename States, typename Visit>
@@ -309,6 +310,7 @@ void thread_states_fields(States& s, Visit&& visit) {  // and the totals and the
   visit("coverage_why", s.coverage_why);
   visit("method", s.method);
   visit("python_unclassified_ns", s.python_unclassified_ns);
+  visit("python_stolen_ns", s.python_stolen_ns);
   visit("threads_reported", s.threads_reported);
 }
 
@@ -339,6 +341,7 @@ json thread_states_json(const ThreadStates& s) {
   out["gil_wait_share"] = s.gil_wait_share();
   out["python_totals"] = times_json(s.python_totals);
   out["coverage"] = s.coverage ? json(*s.coverage) : json();
+  out["steal_share"] = s.steal_share ? json(*s.steal_share) : json();
   out["gil_windows"] = s.gil_windows;
   json list = json::array();
   for (const auto& t : s.threads) list.push_back(thread_json(t));
@@ -350,6 +353,7 @@ ThreadStates thread_states_from(const FieldReader& f) {
   ThreadStates s = read_fields<ThreadStates>(f, [](ThreadStates& x, auto&& visit) { thread_states_fields(x, visit); });
   s.python_totals = times_from(f.nested("python_totals"));
   if (f.find("coverage")) s.coverage = f.number("coverage");
+  if (f.find("steal_share")) s.steal_share = f.number("steal_share");
   if (const json* windows = f.array("gil_windows"))
     for (const auto& w : *windows)
       if (w.is_array() && w.size() == 2 && w[0].is_number_unsigned() && w[1].is_number_unsigned())

@@ -64,6 +64,9 @@ struct ThreadRecord {
   // Off-CPU time no reading saw a wait for, in a thread whose end the runner reported (its exact counters
   // show the time off a CPU, nothing shows in what): in no state of `times`, so neither GIL wait nor not.
   std::int64_t unclassified_ns = 0;
+  // Of its CPU time (times.cpu), an estimate of what the host of a virtual machine took while the thread
+  // ran (steal: the guest had it on a CPU, its task clock did not count it); 0 where nothing was taken.
+  std::int64_t stolen_ns = 0;
   std::vector<ThreadSegment> timeline;  // at the sampler's resolution (coarser past kMaxSegments)
   static constexpr std::size_t kMaxSegments = 2000;
 };
@@ -86,6 +89,10 @@ struct ThreadStates {
   int threads_not_kept = 0;
   ThreadTimes python_totals;  // across the threads of the run's Python processes
   std::int64_t python_unclassified_ns = 0;  // their `unclassified_ns`, together: outside python_totals
+  std::int64_t python_stolen_ns = 0;        // their `stolen_ns`, together: inside python_totals' cpu
+  // The share of the machine's CPU time its host took over the run (/proc/stat's steal; a virtual
+  // machine's, 0 elsewhere); nullopt where not read (an older file, exact mode, thread states off).
+  std::optional<double> steal_share;
   int threads_reported = 0;  // threads whose end the runner reported (threading's), seen or not by the sampler
   std::int64_t cost_ns = 0;   // what reading the threads cost the sampler
   // The share of the process tree's CPU time (the kernel's per-process cumulative counts, which include

@@ -274,11 +274,16 @@ def compare_run(rec, perf, min_life_ns):
             "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
             # What gilhost left in no state (its shares above are of the rest): points of the thread's life.
             "unclassified": 100.0 * unclassified / max(1, sum(gh.values()) + unclassified),
+            # Of gilhost's CPU time, what it took for the host's steal (measure/steal), in points of its share.
+            "stolen": 100.0 * t.get("stolen_ns", 0) / max(1, sum(gh.values())),
+            "steal_share": ts.get("steal_share"),
         })
     spread = (statistics.median(offsets) - min(offsets)) / 1e6
+    steal = ts.get("steal_share")
+    stolen = f"; the host took {100 * steal:.1f} % of the CPUs (steal)" if steal else ""
     lost = f"; {unseen} left out: perf did not see or lost their events for more than 2 % of their lives" if unseen else ""
     return rows, (f"GIL at {', '.join(f'{lo:#x}' for lo, _ in windows) or 'none'}; start offsets: median "
-                  f"{spread:.2f} ms after the earliest, of {len(offsets)} threads{lost}")
+                  f"{spread:.2f} ms after the earliest, of {len(offsets)} threads{stolen}{lost}")
 
 
 # ---- running ----

@@ -167,6 +167,18 @@ TEST_CASE("evidence: an unstable cell is marked with its reason", "[evidence]") 
     CHECK(j["unstable"] == true);
     CHECK(j["outlier_runs"] == json::array({5}));
   }
+  SECTION("with the host's steal, where a run saw a per cent or more") {
+    std::vector<ThreadStates> states(6);
+    states[2].steal_share = 0.004;
+    states[4].steal_share = 0.062;
+    const ReportModel m = model_of({100, 100, 100}, {100, 101, 99, 100, 160, 100}, {}, states);
+    const Cell* c = m.sections[0].summary.cell("threads", "3.12");
+    REQUIRE(c);
+    CHECK_THAT(c->stability.why, Contains("the virtual machine's host took up to 6 % of its CPUs (steal)"));
+    states[4].steal_share = 0.009;
+    const ReportModel quiet = model_of({100, 100, 100}, {100, 101, 99, 100, 160, 100}, {}, states);
+    CHECK_THAT(quiet.sections[0].summary.cell("threads", "3.12")->stability.why, !Contains("steal"));
+  }
   SECTION("two modes") {
     const Stability s = assess_stability(model_of({}, {100, 101, 100, 150, 151, 150}).sections[0].summary.cell("threads", "3.12")->runs);
     CHECK(s.two_modes);
