@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <limits>
@@ -427,17 +428,21 @@ void ChildRun::police(std::int64_t now) {
       next_tick_ += 1000000000;
       req_.on_tick(static_cast<double>(now - start_) / 1e9);
     }
-    schedule_probe(now);
+    // A probe already due keeps its time: probes are not drawn from the tick (docs/performance.md, "Probes
+    // that do not start from the tick").
+    if (next_probe_ == std::numeric_limits<std::int64_t>::max()) schedule_probe(now);
   } else if (now >= next_probe_) {
     sampler_->probe_threads();
     schedule_probe(now);
   }
 }
 
-// The thread states' next probe between ticks, where one is due before the next tick.
+// The thread states' next probe, where threads need them. Before or after the next tick: drawn from the
+// last probe, never from a tick, so that probes fall as often in the millisecond after a tick as anywhere
+// (a tick's own reading disturbs the threads, and that stretch was seen by no probe).
 void ChildRun::schedule_probe(std::int64_t now) {
   const std::int64_t gap = sampler_->next_probe_gap_ns(now);
-  next_probe_ = gap > 0 && now + gap < next_sample_ ? now + gap : std::numeric_limits<std::int64_t>::max();
+  next_probe_ = gap > 0 ? now + gap : std::numeric_limits<std::int64_t>::max();
 }
 
 std::int64_t ChildRun::wait_ns() const {
