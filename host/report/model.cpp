@@ -254,6 +254,26 @@ std::string machines_note(const Section& s) {
          "(measure the builds in one session, -p A -p B, for ratios)";
 }
 
+// Runs whose virtual machine's host took 1 % or more of its CPUs (steal): what it did to their figures, or ""
+// (below a per cent, /proc/stat's 10 ms ticks of steal are a tick or two).
+std::string steal_note(const Section& s) {
+  double most = 0;
+  int runs = 0, measured = 0;
+  for (const auto& r : s.runs) {
+    if (!r.measured_ok()) continue;
+    ++measured;
+    const double share = r.thread_states && r.thread_states->steal_share ? *r.thread_states->steal_share : 0.0;
+    if (share < 0.01) continue;
+    ++runs;
+    most = std::max(most, share);
+  }
+  if (runs == 0) return "";
+  return fmt::format("the virtual machine's host took up to {:.0f} % of its CPUs (steal) in {} of {} measured runs: "
+                     "their wall times include that wait, their CPU times leave it out, and their thread states "
+                     "count an estimate of it as time on a CPU (docs/results-format.md, \"Steal\")",
+                     100 * most, runs, measured);
+}
+
 // A run of other sizes than the article's: its views lose the article's figure, and the notes say why.
 void mark_incomparable(Section& s) {
   const auto changes = param_changes(s.experiment_meta.document);
@@ -343,6 +363,7 @@ void complete_section(Section& s, const std::string& name, const ReportOptions& 
   s.machines_table = build_machines(s);
   if (s.multi_host()) s.notes.insert(s.notes.begin(), machines_note(s));
   for (auto& note : leftover_notes(s.summary)) s.notes.push_back(std::move(note));
+  if (std::string steal = steal_note(s); !steal.empty()) s.notes.push_back(std::move(steal));
   for (const auto& label : s.summary.interpreters)
     if (const std::string reenabled = gil_reenabled_text(s.summary, label); !reenabled.empty())
       s.notes.push_back(label + ": " + reenabled + " — an extension without free-threading support turned it back on, so "

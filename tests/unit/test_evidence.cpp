@@ -175,9 +175,13 @@ TEST_CASE("evidence: an unstable cell is marked with its reason", "[evidence]") 
     const Cell* c = m.sections[0].summary.cell("threads", "3.12");
     REQUIRE(c);
     CHECK_THAT(c->stability.why, Contains("the virtual machine's host took up to 6 % of its CPUs (steal)"));
+    // And the section says it once, with how many runs: whatever their cells' stability.
+    CHECK_THAT(render_text(m, TextOptions{}),
+               Contains("note: the virtual machine's host took up to 6 % of its CPUs (steal) in 1 of 9 measured runs"));
     states[4].steal_share = 0.009;
     const ReportModel quiet = model_of({100, 100, 100}, {100, 101, 99, 100, 160, 100}, {}, states);
     CHECK_THAT(quiet.sections[0].summary.cell("threads", "3.12")->stability.why, !Contains("steal"));
+    CHECK_THAT(render_text(quiet, TextOptions{}), !Contains("steal"));
   }
   SECTION("two modes") {
     const Stability s = assess_stability(model_of({}, {100, 101, 100, 150, 151, 150}).sections[0].summary.cell("threads", "3.12")->runs);
