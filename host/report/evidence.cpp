@@ -140,8 +140,7 @@ std::string stability_why(const Stability& s, const Estimate& wall) {
     parts.push_back(fmt::format("two modes: {} runs near {}, {} near {}", s.low_mode, format_seconds(s.low_mode_s), s.high_mode,
                                 format_seconds(s.high_mode_s)));
   if (s.load_avg) parts.push_back(fmt::format("load average up to {:.1f} during its runs", *s.load_avg));
-  // Below a per cent, /proc/stat's 10 ms ticks of steal are a tick or two: not worth a word.
-  if (s.steal && *s.steal >= 0.01)
+  if (s.steal && *s.steal >= ThreadStates::kNotableSteal)
     parts.push_back(fmt::format("the virtual machine's host took up to {:.0f} % of its CPUs (steal)", 100 * *s.steal));
   return join(parts, "; ");
 }

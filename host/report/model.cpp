@@ -254,8 +254,8 @@ std::string machines_note(const Section& s) {
          "(measure the builds in one session, -p A -p B, for ratios)";
 }
 
-// Runs whose virtual machine's host took 1 % or more of its CPUs (steal): what it did to their figures, or ""
-// (below a per cent, /proc/stat's 10 ms ticks of steal are a tick or two).
+// Runs whose virtual machine's host took ThreadStates::kNotableSteal or more of its CPUs (steal): what it did to
+// their figures, or "" where none did.
 std::string steal_note(const Section& s) {
   double most = 0;
   int runs = 0, measured = 0;
@@ -263,7 +263,7 @@ std::string steal_note(const Section& s) {
     if (!r.measured_ok()) continue;
     ++measured;
     const double share = r.thread_states && r.thread_states->steal_share ? *r.thread_states->steal_share : 0.0;
-    if (share < 0.01) continue;
+    if (share < ThreadStates::kNotableSteal) continue;
     ++runs;
     most = std::max(most, share);
   }

@@ -93,6 +93,8 @@ struct ThreadStates {
   // The share of the machine's CPU time its host took over the run (/proc/stat's steal; a virtual
   // machine's, 0 elsewhere); nullopt where not read (an older file, exact mode, thread states off).
   std::optional<double> steal_share;
+  // From this share up the reports name the steal: below it, /proc/stat's 10 ms ticks of steal are a tick or two.
+  static constexpr double kNotableSteal = 0.01;
   int threads_reported = 0;  // threads whose end the runner reported (threading's), seen or not by the sampler
   std::int64_t cost_ns = 0;   // what reading the threads cost the sampler
   // The share of the process tree's CPU time (the kernel's per-process cumulative counts, which include
