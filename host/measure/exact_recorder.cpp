@@ -2,9 +2,7 @@
 
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "measure/perf_ring.hpp"
 #include "util/paths.hpp"
 #include "util/clock.hpp"
 #include "util/fd.hpp"
@@ -109,10 +108,6 @@ bool read_tracepoints(Tracepoints& tps, std::string& why_not) {
 
 // ---- perf events ----
 
-int perf_event_open(perf_event_attr& attr, pid_t pid, int cpu, int group, unsigned long flags) {
-  return static_cast<int>(::syscall(SYS_perf_event_open, &attr, pid, cpu, group, flags));
-}
-
 perf_event_attr tracepoint_attr(int id, bool lead) {
   perf_event_attr a{};
   a.type = PERF_TYPE_TRACEPOINT;
@@ -133,91 +128,8 @@ perf_event_attr tracepoint_attr(int id, bool lead) {
   return a;
 }
 
-std::string paranoid_level() {
-  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
-  std::string level;
-  return in >> level ? level : "?";
-}
-
 std::string open_failure(int err) {
-  if (err == EACCES || err == EPERM)
-    return "perf events are not allowed (kernel.perf_event_paranoid is " + paranoid_level() +
-           "; exact mode needs root, CAP_PERFMON, or perf_event_paranoid -1)";
-  return std::string("perf_event_open failed: ") + std::strerror(err);
-}
-
-// A perf ring buffer: one metadata page and 2^n data pages, unmapped when done.
-class Ring {
- public:
-  Ring() = default;
-  Ring(void* base, std::size_t length) : base_(base), length_(length) {}
-  Ring(Ring&& o) noexcept : base_(std::exchange(o.base_, nullptr)), length_(o.length_) {}
-  Ring& operator=(Ring&& o) noexcept {
-    if (this != &o) {
-      unmap();
-      base_ = std::exchange(o.base_, nullptr);
-      length_ = o.length_;
-    }
-    return *this;
-  }
-  Ring(const Ring&) = delete;
-  Ring& operator=(const Ring&) = delete;
-  ~Ring() { unmap(); }
-  bool mapped() const { return base_ != nullptr; }
-
-  // Calls `take(record, size)` for each whole record written since the last read, then frees them.
-  template <typename Take>
-  void read(std::vector<unsigned char>& scratch, Take&& take) {
-    auto* meta = static_cast<perf_event_mmap_page*>(base_);
-    const std::uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-    std::uint64_t tail = meta->data_tail;
-    const auto* data = static_cast<const unsigned char*>(base_) + meta->data_offset;
-    const std::uint64_t size = meta->data_size;
-    while (tail + sizeof(perf_event_header) <= head) {
-      perf_event_header h{};
-      copy_out(data, size, tail, &h, sizeof h);
-      if (h.size < sizeof h || tail + h.size > head) break;
-      scratch.resize(h.size);
-      copy_out(data, size, tail, scratch.data(), h.size);
-      take(scratch.data(), static_cast<std::size_t>(h.size));
-      tail += h.size;
-    }
-    __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
-  }
-
- private:
-  static void copy_out(const unsigned char* data, std::uint64_t size, std::uint64_t at, void* to, std::size_t n) {
-    const std::uint64_t from = at % size;
-    const std::size_t first = static_cast<std::size_t>(std::min<std::uint64_t>(n, size - from));
-    std::memcpy(to, data + from, first);
-    std::memcpy(static_cast<unsigned char*>(to) + first, data, n - first);
-  }
-  void unmap() {
-    if (base_) ::munmap(base_, length_);
-    base_ = nullptr;
-  }
-  void* base_ = nullptr;
-  std::size_t length_ = 0;
-};
-
-// The largest buffer the kernel lets us lock, from 1 MiB down to 16 KiB per CPU.
-Ring map_ring(int fd, std::string& why_not) {
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  for (std::size_t data = (1u << 20) / page; data >= 4; data /= 2) {
-    const std::size_t length = (1 + data) * page;
-    void* base = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base != MAP_FAILED) return Ring(base, length);
-    why_not = std::string("the perf buffers could not be mapped: ") + std::strerror(errno) +
-              " (kernel.perf_event_mlock_kb limits them for unprivileged users)";
-  }
-  return Ring();
-}
-
-template <typename T>
-T load(const unsigned char* p, std::size_t at) {
-  T v;
-  std::memcpy(&v, p + at, sizeof v);
-  return v;
+  return perf_open_failure(err, "exact mode needs root, CAP_PERFMON, or perf_event_paranoid -1");
 }
 
 std::string read_line(const std::string& path) {
@@ -235,9 +147,9 @@ std::string read_line(const std::string& path) {
 struct ExactRecorder::Impl {
   struct Cpu {
     std::vector<UniqueFd> fds;  // the lead (mapped) first
-    Ring ring;
+    PerfRing ring;
     UniqueFd wide;   // sched_wakeup of every task on this CPU, filtered here to the run's threads
-    Ring wide_ring;  // its own buffer where the kernel will not share the lead's
+    PerfRing wide_ring;  // its own buffer where the kernel will not share the lead's
   };
   std::set<std::int32_t> ours;  // the run's threads: the root, every thread forked since, every one seen
   Tracepoints tps;
@@ -274,7 +186,7 @@ bool ExactRecorder::Impl::open(pid_t root, std::string& why_not) {
         return false;
       }
       // The lead's buffer is mapped first: the kernel redirects the others only into a mapped one.
-      if (lead && !(c.ring = map_ring(fd.get(), why_not)).mapped()) return false;
+      if (lead && !(c.ring = map_perf_ring(fd.get(), 1u << 20, why_not)).mapped()) return false;
       if (!lead && ::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, c.fds.front().get()) != 0) {
         why_not = std::string("perf events could not share a buffer: ") + std::strerror(errno);
         return false;
@@ -300,7 +212,7 @@ bool ExactRecorder::Impl::open_wide(Cpu& c, int cpu, std::string& why_not) {
     return false;
   }
   if (::ioctl(c.wide.get(), PERF_EVENT_IOC_SET_OUTPUT, c.fds.front().get()) == 0) return true;
-  c.wide_ring = map_ring(c.wide.get(), why_not);
+  c.wide_ring = map_perf_ring(c.wide.get(), 1u << 20, why_not);
   return c.wide_ring.mapped();
 }
 
@@ -315,9 +227,9 @@ void ExactRecorder::Impl::decode(const unsigned char* rec, std::size_t size) {
       if (size < sizeof *h + kSampleId) return;
       const std::size_t id = size - kSampleId;
       ExactEvent e;
-      e.pid = load<std::int32_t>(rec, id);
-      e.tid = load<std::int32_t>(rec, id + 4);
-      e.t_ns = static_cast<std::int64_t>(load<std::uint64_t>(rec, id + 8)) - start_ns;
+      e.pid = record_field<std::int32_t>(rec, id);
+      e.tid = record_field<std::int32_t>(rec, id + 4);
+      e.t_ns = static_cast<std::int64_t>(record_field<std::uint64_t>(rec, id + 8)) - start_ns;
       const bool out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
       e.kind = out ? ExactEvent::Kind::switch_out : ExactEvent::Kind::switch_in;
       e.preempted = out && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
@@ -326,7 +238,7 @@ void ExactRecorder::Impl::decode(const unsigned char* rec, std::size_t size) {
     }
     case PERF_RECORD_FORK: note_fork(rec); return;
     case PERF_RECORD_COMM: note_comm(rec, size, (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0); return;
-    case PERF_RECORD_LOST: trace.lost += static_cast<std::int64_t>(load<std::uint64_t>(rec, sizeof *h + 8)); return;
+    case PERF_RECORD_LOST: trace.lost += static_cast<std::int64_t>(record_field<std::uint64_t>(rec, sizeof *h + 8)); return;
     default: return;
   }
 }
@@ -337,17 +249,17 @@ void ExactRecorder::Impl::decode_sample(const unsigned char* rec, std::size_t si
   constexpr std::size_t kRaw = sizeof(perf_event_header) + 24 + 4;
   if (size < kRaw + 2) return;
   const unsigned char* raw = rec + kRaw;
-  const std::size_t raw_size = std::min<std::size_t>(load<std::uint32_t>(rec, kRaw - 4), size - kRaw);
+  const std::size_t raw_size = std::min<std::size_t>(record_field<std::uint32_t>(rec, kRaw - 4), size - kRaw);
   auto field = [&](const Field& f, std::size_t extra = 0) -> std::uint64_t {
     const std::size_t at = static_cast<std::size_t>(f.offset) + extra;
     if (f.offset < 0 || at + 8 > raw_size) return 0;
-    return f.size == 4 && extra == 0 ? static_cast<std::uint64_t>(load<std::uint32_t>(raw, at)) : load<std::uint64_t>(raw, at);
+    return f.size == 4 && extra == 0 ? static_cast<std::uint64_t>(record_field<std::uint32_t>(raw, at)) : record_field<std::uint64_t>(raw, at);
   };
   ExactEvent e;
-  e.pid = load<std::int32_t>(rec, sizeof(perf_event_header));
-  e.tid = load<std::int32_t>(rec, sizeof(perf_event_header) + 4);
-  e.t_ns = static_cast<std::int64_t>(load<std::uint64_t>(rec, sizeof(perf_event_header) + 8)) - start_ns;
-  const int type = load<std::uint16_t>(raw, 0);
+  e.pid = record_field<std::int32_t>(rec, sizeof(perf_event_header));
+  e.tid = record_field<std::int32_t>(rec, sizeof(perf_event_header) + 4);
+  e.t_ns = static_cast<std::int64_t>(record_field<std::uint64_t>(rec, sizeof(perf_event_header) + 8)) - start_ns;
+  const int type = record_field<std::uint16_t>(raw, 0);
   if (type == tps.enter.id) {
     e.kind = ExactEvent::Kind::sys_enter;
     e.nr = static_cast<std::int32_t>(field(tps.enter.field("id")));
@@ -360,7 +272,7 @@ void ExactRecorder::Impl::decode_sample(const unsigned char* rec, std::size_t si
     const Field f = (type == tps.wakeup.id ? tps.wakeup : tps.wakeup_new).field("pid");
     if (f.offset < 0 || static_cast<std::size_t>(f.offset) + 4 > raw_size) return;
     e.kind = ExactEvent::Kind::wakeup;
-    e.tid = load<std::int32_t>(raw, static_cast<std::size_t>(f.offset));
+    e.tid = record_field<std::int32_t>(raw, static_cast<std::size_t>(f.offset));
     e.pid = 0;
   } else {
     return;
@@ -371,8 +283,8 @@ void ExactRecorder::Impl::decode_sample(const unsigned char* rec, std::size_t si
 // { header; u32 pid, ppid, tid, ptid; u64 time; sample_id }: a new thread is named as its parent, a new
 // process is the same program as its parent until it execs.
 void ExactRecorder::Impl::note_fork(const unsigned char* rec) {
-  const auto pid = static_cast<pid_t>(load<std::uint32_t>(rec, 8)), ppid = static_cast<pid_t>(load<std::uint32_t>(rec, 12));
-  const auto tid = static_cast<pid_t>(load<std::uint32_t>(rec, 16)), ptid = static_cast<pid_t>(load<std::uint32_t>(rec, 20));
+  const auto pid = static_cast<pid_t>(record_field<std::uint32_t>(rec, 8)), ppid = static_cast<pid_t>(record_field<std::uint32_t>(rec, 12));
+  const auto tid = static_cast<pid_t>(record_field<std::uint32_t>(rec, 16)), ptid = static_cast<pid_t>(record_field<std::uint32_t>(rec, 20));
   ours.insert(tid);
   if (const auto name = trace.names.find(ptid); name != trace.names.end()) trace.names[tid] = name->second;
   if (pid != ppid && !trace.processes.count(pid)) {
@@ -384,7 +296,7 @@ void ExactRecorder::Impl::note_fork(const unsigned char* rec) {
 // { header; u32 pid, tid; char comm[] (NUL-padded to 8 bytes); sample_id }.
 void ExactRecorder::Impl::note_comm(const unsigned char* rec, std::size_t size, bool exec) {
   if (size < 16 + 24) return;
-  const auto pid = static_cast<pid_t>(load<std::uint32_t>(rec, 8)), tid = static_cast<pid_t>(load<std::uint32_t>(rec, 12));
+  const auto pid = static_cast<pid_t>(record_field<std::uint32_t>(rec, 8)), tid = static_cast<pid_t>(record_field<std::uint32_t>(rec, 12));
   const char* comm = reinterpret_cast<const char*>(rec + 16);
   const std::string name(comm, strnlen(comm, size - 16 - 24));
   trace.names[tid] = name;

@@ -291,6 +291,11 @@ void TreeSampler::watch_tree_cpu(UniqueFd cpu_stat, int max_idle_ticks) {
   busy_backoff_ = busy_wait_ = 4;
 }
 
+void TreeSampler::watch_switches(std::unique_ptr<SwitchWatch> watch, int max_idle_ticks) {
+  switches_ = std::move(watch);
+  max_idle_ticks_ = max_idle_ticks;
+}
+
 namespace {
 // usage_usec from a cgroup's cpu.stat (its first line), or -1.
 std::int64_t read_cgroup_usage_us(int fd) {
@@ -303,8 +308,18 @@ std::int64_t read_cgroup_usage_us(int fd) {
 }
 }  // namespace
 
-bool TreeSampler::tree_idle() {
-  if (!tree_cpu_fd_) return false;
+bool TreeSampler::tree_idle(std::int64_t now_ns) {
+  if (switches_) return idle_if(switches_->quiet(now_ns));  // every tick: its buffers are read as they fill
+  return tree_cpu_fd_ && idle_if(tree_cpu_unchanged());
+}
+
+bool TreeSampler::idle_if(bool quiet) {
+  const bool idle = quiet && idle_run_ < max_idle_ticks_ && last_kept_;
+  idle_run_ = idle ? idle_run_ + 1 : 0;
+  return idle;
+}
+
+bool TreeSampler::tree_cpu_unchanged() {
   // A busy tree is read every tick anyway: after a tick that found it running, cpu.stat is left unread for
   // 1, 2, 4, then 8 ticks (its read costs about what a member's does), and read again every tick once it
   // finds the tree idle. An older usage to compare with is as good: every read since came after it.
@@ -314,12 +329,10 @@ bool TreeSampler::tree_idle() {
   }
   const std::int64_t used = read_cgroup_usage_us(tree_cpu_fd_.get());
   const bool same = used >= 0 && used == tree_cpu_us_;
-  const bool idle = same && idle_run_ < max_idle_ticks_ && last_kept_;
   tree_cpu_us_ = used;
-  idle_run_ = idle ? idle_run_ + 1 : 0;
   busy_backoff_ = same ? 0 : std::min(8, std::max(1, 2 * busy_backoff_));
   busy_wait_ = busy_backoff_;
-  return idle;
+  return same;
 }
 
 void TreeSampler::carry_idle_tick(long tick, std::int64_t now_ns) {
@@ -341,7 +354,7 @@ void TreeSampler::carry_idle_tick(long tick, std::int64_t now_ns) {
 void TreeSampler::sample() {
   const std::int64_t t0 = monotonic_ns();
   // Read before the members, so that "nothing ran since" covers every read the last tick made.
-  const bool idle = tree_idle();
+  const bool idle = tree_idle(t0);
   const long tick = ticks_++;
   if (idle) {
     carry_idle_tick(tick, t0);
@@ -387,6 +400,11 @@ void TreeSampler::keep_sample(const Sample& s) {
   samples_.push_back(s);
 }
 
+std::string TreeSampler::idle_check() const {
+  if (switches_) return "switch records" + (switches_->stopped_why().empty() ? "" : ", " + switches_->stopped_why());
+  return tree_cpu_fd_ ? "cgroup cpu.stat" : "none";
+}
+
 std::vector<pid_t> TreeSampler::live_members() {
   rescan();
   std::vector<pid_t> out;
@@ -416,6 +434,7 @@ nlohmann::json TreeSampler::summary(std::size_t max_points) const {
           {"peak_processes", peak_procs_},
           {"sampling_cost_ns", cost_ns_},
           {"idle_samples", idle_samples_},
+          {"idle_check", idle_check()},
           {"timeline_columns", {"t_ms", "tree_rss_bytes", "threads", "processes"}},
           {"timeline", timeline}};
 }

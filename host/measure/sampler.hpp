@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/switch_watch.hpp"
 #include "measure/thread_states.hpp"
 #include "util/fd.hpp"
 
@@ -72,6 +73,10 @@ class TreeSampler {
   // the kernel adds a running thread's CPU to its cgroup at each scheduler tick (every 1-10 ms, HZ 100 to
   // 1000), so a shorter interval could see a running tree as idle.
   void watch_tree_cpu(UniqueFd cpu_stat, int max_idle_ticks);
+  // The same below 10 ms a tick, from the kernel's switch records (measure/switch_watch), which do not lag
+  // a running thread as the cgroup's count does: a tick at which no thread of the tree has been on a CPU
+  // since the last one reads nothing.
+  void watch_switches(std::unique_ptr<SwitchWatch> watch, int max_idle_ticks);
   // `cgroup_procs`: the cgroup.procs of a cgroup that holds the whole tree, open for reading. Rescans
   // then find new members there, in one read, instead of walking every member's `children` files (one a
   // thread: 1,000 opens each rescan for a process of 1,000 threads). A process the script itself moves
@@ -94,6 +99,9 @@ class TreeSampler {
   int peak_processes() const { return peak_procs_; }
   std::size_t sample_count() const { return sample_count_; }
   std::size_t idle_sample_count() const { return idle_samples_; }
+  // How an idle tree was told: "switch records" (with why and when they stopped, if they did), "cgroup
+  // cpu.stat", or "none" (every tick read the tree).
+  std::string idle_check() const;
   // The samples kept: every one up to kMaxSamples; past that, pairs merged into the one with the higher
   // tree RSS (the peaks are kept apart), so a long run's memory stays bounded.
   const std::vector<Sample>& samples() const { return samples_; }
@@ -104,7 +112,9 @@ class TreeSampler {
 
  private:
   void rescan();
-  bool tree_idle();  // the tree used no CPU since the last tick (watch_tree_cpu): this tick reads nothing
+  bool tree_idle(std::int64_t now_ns);  // the tree used no CPU since the last tick: this tick reads nothing
+  bool tree_cpu_unchanged();  // watch_tree_cpu's test
+  bool idle_if(bool quiet);  // a quiet tick is idle, up to max_idle_ticks in a row
   void carry_idle_tick(long tick, std::int64_t now_ns);  // the last sample again; thread states if due
   void rescan_all();   // every /proc entry: the process group, and descendants through their parents
   void rescan_tree();  // with an adopter: the adopter's children and their descendants
@@ -141,6 +151,7 @@ class TreeSampler {
   std::vector<Sample> samples_;
   std::size_t sample_count_ = 0;
   UniqueFd tree_cpu_fd_;  // watch_tree_cpu's cpu.stat; invalid: every tick reads the tree
+  std::unique_ptr<SwitchWatch> switches_;  // watch_switches'
   UniqueFd cgroup_procs_fd_;  // find_members_in's; invalid: rescans walk the tree
   std::int64_t tree_cpu_us_ = -1;  // its usage_usec at the last tick
   int max_idle_ticks_ = 0, idle_run_ = 0;

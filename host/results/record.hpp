@@ -64,6 +64,7 @@ struct TreeSummary {
   // Of `samples`, those taken when the tree had used no CPU since the last one: the last sample stands,
   // nothing was read (measure/sampler.hpp, watch_tree_cpu).
   std::int64_t idle_samples = 0;
+  std::optional<std::string> idle_check;  // how an idle tree was told (TreeSampler::idle_check)
   std::vector<TimelinePoint> timeline;
 };
 

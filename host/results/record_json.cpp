@@ -168,6 +168,7 @@ void tree_fields(Tree& t, Visit&& visit) {  // and the timeline, which is rows
   visit("peak_processes", t.peak_processes);
   visit("sampling_cost_ns", t.sampling_cost_ns);
   visit("idle_samples", t.idle_samples);
+  visit("idle_check", t.idle_check);
 }
 
 template <typename Machine, typename Visit>

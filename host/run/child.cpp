@@ -243,6 +243,7 @@ class ChildRun {
  private:
   enum Slot { kOut, kErr, kPid };
   void start_sampling();
+  void watch_for_idle(int interval_ms, int max_idle_ticks);
   void police(std::int64_t now);  // interrupt, timeout, sample, progress tick
   void schedule_probe(std::int64_t now);
   std::int64_t wait_ns() const;
@@ -391,20 +392,30 @@ void ChildRun::start_sampling() {
   const int interval_ms = static_cast<int>(interval_ / 1000000);
   if (req_.thread_states && req_.exact_states) exact_ = ExactRecorder::start(res_.pid, start_, interval_ms, res_.exact_why_not);
   if (req_.thread_states && !exact_) sampler_->sample_threads(interval_ms);
-  // Through the run's cgroup, where it holds the child: new processes found in one file, and an idle tree
-  // left unread (measure/sampler.hpp: at 10 ms or more).
-  const RunCgroup& cgroup = RunCgroup::session();
-  if (UniqueFd procs = cgroup.procs_holding(res_.pid)) {
-    sampler_->find_members_in(std::move(procs));
-    if (interval_ms >= 10)
-      if (UniqueFd cpu_stat = cgroup.open_for_reading("cpu.stat")) sampler_->watch_tree_cpu(std::move(cpu_stat), 10 * rescan_every);
-  }
+  watch_for_idle(interval_ms, 10 * rescan_every);
   sampler_->sample();
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.
   const double timeout_s = req_.timeout_s < 1e9 ? std::max(0.0, req_.timeout_s) : 1e9;
   deadline_ = start_ + static_cast<std::int64_t>(timeout_s * 1e9);
   next_sample_ = start_ + interval_;
   next_tick_ = start_ + 1000000000;
+}
+
+// An idle tree left unread (measure/sampler.hpp), at most `max_idle_ticks` in a row. Through the run's cgroup
+// where it holds the child (new processes are found there in one file too): at 10 ms or more, its CPU count.
+// Below, the kernel's switch records, where perf events are allowed (not beside the exact mode's own
+// records of the same switches): the cgroup's count lags a running thread by up to a scheduler tick.
+void ChildRun::watch_for_idle(int interval_ms, int max_idle_ticks) {
+  const RunCgroup& cgroup = RunCgroup::session();
+  if (UniqueFd procs = cgroup.procs_holding(res_.pid)) {
+    sampler_->find_members_in(std::move(procs));
+    if (interval_ms >= 10)
+      if (UniqueFd cpu_stat = cgroup.open_for_reading("cpu.stat")) sampler_->watch_tree_cpu(std::move(cpu_stat), max_idle_ticks);
+  }
+  if (interval_ms < 10 && !exact_) {
+    std::string why_not;
+    if (auto watch = SwitchWatch::start(res_.pid, why_not)) sampler_->watch_switches(std::move(watch), max_idle_ticks);
+  }
 }
 
 void ChildRun::police(std::int64_t now) {

@@ -276,7 +276,7 @@ TEST_CASE("records: every field make_run_record writes reads back the same", "[r
   r.import_ns = 3;
   r.bootstrap_cached = true;
   r.cpu = gilhost::CaseCpu{1, 2, 3, 4, 10, 5, 6};
-  r.rss = gilhost::TreeSummary{3, 1000, 900, 5, 2, 11, 2, {{0, 800, 1, 1}, {10, 1000, 5, 2}}};
+  r.rss = gilhost::TreeSummary{3, 1000, 900, 5, 2, 11, 2, "switch records", {{0, 800, 1, 1}, {10, 1000, 5, 2}}};
   r.has_result = true;
   r.result = {{"x", {{"$float", "nan"}}}};
   r.error = gilhost::RunError{"KeyError", "builtins.KeyError", "'k'"};
@@ -301,6 +301,7 @@ TEST_CASE("records: every field make_run_record writes reads back the same", "[r
   CHECK(back.status == gilhost::RunStatus::crashed);
   CHECK(back.rss->timeline.size() == 2);
   CHECK(back.rss->idle_samples == 2);
+  CHECK(back.rss->idle_check == std::optional<std::string>("switch records"));
   CHECK(back.import_ns == std::optional<std::int64_t>(3));
   CHECK(back.error->qualname == "builtins.KeyError");
   CHECK_FALSE(back.gil_enabled_before.has_value());

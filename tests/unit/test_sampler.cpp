@@ -344,6 +344,65 @@ TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is r
   close_and_reap(pid, to_child[1], from_child[0]);
 }
 
+// Below 10 ms a tick, the kernel's switch records tell an idle tree (measure/switch_watch); no cgroup needed.
+TEST_CASE("sampler: a tree none of whose threads ran since the last tick is not read (switch records)",
+          "[sampler][switch_watch]") {
+  constexpr std::size_t kAlloc = 64u << 20;
+  int to_child[2], from_child[2];
+  REQUIRE(::pipe(to_child) == 0);
+  REQUIRE(::pipe(from_child) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // does what it is told, then says so
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    for (char order = 0; read_exact(to_child[0], &order, 1);) {
+      if (order == 'a') touch_memory(kAlloc);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+      while (order == 's' && std::chrono::steady_clock::now() < until) {
+      }
+      if (::write(from_child[1], "d", 1) != 1) ::_exit(92);
+    }
+    ::_exit(0);
+  }
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  std::string why_not;
+  auto watch = gilhost::SwitchWatch::start(pid, why_not);
+  if (!watch) {
+    WARN("switch records not allowed here: " << why_not);
+    close_and_reap(pid, to_child[1], from_child[0]);
+    return;
+  }
+  gilhost::TreeSampler sampler(pid, 5, 0, 50);
+  sampler.sample_threads(1);
+  sampler.watch_switches(std::move(watch), 3);
+  char reply = 0;
+  REQUIRE(::write(to_child[1], "n", 1) == 1);  // it runs (its records say where it is), then blocks
+  REQUIRE(read_exact(from_child[0], &reply, 1));
+  ::usleep(20000);
+  sampler.sample();
+
+  // Blocked on the pipe: 3 ticks in a row unread, then one read.
+  const std::size_t idle = idle_ticks(sampler, 12);
+  CHECK(idle == 9);
+  CHECK(sampler.sample_count() == 13);  // an unread tick keeps its sample all the same
+  const std::int64_t before = sampler.samples().back().root_rss_bytes;
+
+  // It allocates, then blocks again: the next tick reads the growth.
+  REQUIRE(::write(to_child[1], "a", 1) == 1);
+  REQUIRE(read_exact(from_child[0], &reply, 1));
+  idle_ticks(sampler, 1);
+  CHECK(sampler.samples().back().root_rss_bytes - before >= static_cast<std::int64_t>(kAlloc * 9 / 10));
+
+  // Spinning for 400 ms: read at (nearly) every tick, even beside two busy loops on two cores.
+  REQUIRE(::write(to_child[1], "s", 1) == 1);
+  CHECK(idle_ticks(sampler, 20) <= 10);
+  REQUIRE(read_exact(from_child[0], &reply, 1));
+
+  close_and_reap(pid, to_child[1], from_child[0]);
+}
+
 namespace {
 // A child of this process that joins the session's cgroup, as a run's child does, then waits for its
 // pipe to close; its pid.
