@@ -274,33 +274,56 @@ bool have_session_cgroup() {
   if (!cgroup.active()) WARN("no cgroup v2 here: " << cgroup.why_not());
   return cgroup.active();
 }
+
+constexpr std::size_t kAlloc = 64u << 20;
+
+// A child that does what it is told on `to_child` ('a': allocate kAlloc; 's': spin 400 ms; anything else:
+// nothing), then says so on `from_child`. With `cgroup`, it first joins it (as a run's child does) and
+// says "r".
+pid_t ordered_child(int to_child[2], int from_child[2], const gilhost::RunCgroup* cgroup) {
+  const pid_t pid = ::fork();
+  if (pid != 0) {
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    return pid;
+  }
+  ::close(to_child[1]);
+  ::close(from_child[0]);
+  if (cgroup && (::write(cgroup->procs_fd(), "0", 1) != 1 || ::write(from_child[1], "r", 1) != 1)) ::_exit(91);
+  for (char order = 0; read_exact(to_child[0], &order, 1);) {
+    if (order == 'a') touch_memory(kAlloc);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+    while (order == 's' && std::chrono::steady_clock::now() < until) {
+    }
+    if (::write(from_child[1], "d", 1) != 1) ::_exit(92);
+  }
+  ::_exit(0);
+}
+
+// After an idle stretch: the child allocates, then blocks again, and the next tick reads the growth; it
+// spins 400 ms, and is read at (nearly) every tick, even beside two busy loops on two cores.
+void check_growth_and_spin_read(gilhost::TreeSampler& sampler, int to_child, int from_child) {
+  const std::int64_t before = sampler.samples().back().root_rss_bytes;
+  char reply = 0;
+  REQUIRE(::write(to_child, "a", 1) == 1);
+  REQUIRE(read_exact(from_child, &reply, 1));
+  idle_ticks(sampler, 1);
+  CHECK(sampler.samples().back().root_rss_bytes - before >= static_cast<std::int64_t>(kAlloc * 9 / 10));
+  REQUIRE(::write(to_child, "s", 1) == 1);
+  CHECK(idle_ticks(sampler, 20) <= 10);
+  REQUIRE(read_exact(from_child, &reply, 1));
+}
 }  // namespace
 
 TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is read", "[sampler][cgroup]") {
   if (!have_session_cgroup()) return;
   const gilhost::RunCgroup& cgroup = gilhost::RunCgroup::session();
   CHECK_FALSE(cgroup.holds(::getpid()));  // not in it: never watched through it
-  constexpr std::size_t kAlloc = 64u << 20;
   int to_child[2], from_child[2];
   REQUIRE(::pipe(to_child) == 0);
   REQUIRE(::pipe(from_child) == 0);
-  const pid_t pid = ::fork();
+  const pid_t pid = ordered_child(to_child, from_child, &cgroup);
   REQUIRE(pid >= 0);
-  if (pid == 0) {  // in the cgroup, as a run's child joins it; then does what it is told
-    ::close(to_child[1]);
-    ::close(from_child[0]);
-    if (::write(cgroup.procs_fd(), "0", 1) != 1 || ::write(from_child[1], "r", 1) != 1) ::_exit(91);
-    for (char order = 0; read_exact(to_child[0], &order, 1);) {
-      if (order == 'a') touch_memory(kAlloc);
-      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
-      while (order == 's' && std::chrono::steady_clock::now() < until) {
-      }
-      if (::write(from_child[1], "d", 1) != 1) ::_exit(92);
-    }
-    ::_exit(0);
-  }
-  ::close(to_child[0]);
-  ::close(from_child[1]);
   char reply = 0;
   REQUIRE(read_exact(from_child[0], &reply, 1));
   REQUIRE(cgroup.holds(pid));
@@ -328,45 +351,18 @@ TEST_CASE("TreeSampler: an idle tree is left unread; one that runs or grows is r
   REQUIRE_FALSE(child->readings.empty());
   CHECK(child->readings.back().syscall.number == SYS_read);
   CHECK(child->readings.back().t_ns >= sampler.samples().back().t_ns - 35000000);
-  const std::int64_t before = sampler.samples().back().root_rss_bytes;
-
-  // It allocates, then blocks again: the next tick reads the growth.
-  REQUIRE(::write(to_child[1], "a", 1) == 1);
-  REQUIRE(read_exact(from_child[0], &reply, 1));
-  idle_ticks(sampler, 1);
-  CHECK(sampler.samples().back().root_rss_bytes - before >= static_cast<std::int64_t>(kAlloc * 9 / 10));
-
-  // Spinning for 400 ms: read at (nearly) every tick, even beside two busy loops on two cores.
-  REQUIRE(::write(to_child[1], "s", 1) == 1);
-  CHECK(idle_ticks(sampler, 20) <= 10);
-  REQUIRE(read_exact(from_child[0], &reply, 1));
-
+  check_growth_and_spin_read(sampler, to_child[1], from_child[0]);
   close_and_reap(pid, to_child[1], from_child[0]);
 }
 
 // Below 10 ms a tick, the kernel's switch records tell an idle tree (measure/switch_watch); no cgroup needed.
 TEST_CASE("sampler: a tree none of whose threads ran since the last tick is not read (switch records)",
           "[sampler][switch_watch]") {
-  constexpr std::size_t kAlloc = 64u << 20;
   int to_child[2], from_child[2];
   REQUIRE(::pipe(to_child) == 0);
   REQUIRE(::pipe(from_child) == 0);
-  const pid_t pid = ::fork();
+  const pid_t pid = ordered_child(to_child, from_child, nullptr);
   REQUIRE(pid >= 0);
-  if (pid == 0) {  // does what it is told, then says so
-    ::close(to_child[1]);
-    ::close(from_child[0]);
-    for (char order = 0; read_exact(to_child[0], &order, 1);) {
-      if (order == 'a') touch_memory(kAlloc);
-      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
-      while (order == 's' && std::chrono::steady_clock::now() < until) {
-      }
-      if (::write(from_child[1], "d", 1) != 1) ::_exit(92);
-    }
-    ::_exit(0);
-  }
-  ::close(to_child[0]);
-  ::close(from_child[1]);
   std::string why_not;
   auto watch = gilhost::SwitchWatch::start(pid, why_not);
   if (!watch) {
@@ -387,19 +383,7 @@ TEST_CASE("sampler: a tree none of whose threads ran since the last tick is not 
   const std::size_t idle = idle_ticks(sampler, 12);
   CHECK(idle == 9);
   CHECK(sampler.sample_count() == 13);  // an unread tick keeps its sample all the same
-  const std::int64_t before = sampler.samples().back().root_rss_bytes;
-
-  // It allocates, then blocks again: the next tick reads the growth.
-  REQUIRE(::write(to_child[1], "a", 1) == 1);
-  REQUIRE(read_exact(from_child[0], &reply, 1));
-  idle_ticks(sampler, 1);
-  CHECK(sampler.samples().back().root_rss_bytes - before >= static_cast<std::int64_t>(kAlloc * 9 / 10));
-
-  // Spinning for 400 ms: read at (nearly) every tick, even beside two busy loops on two cores.
-  REQUIRE(::write(to_child[1], "s", 1) == 1);
-  CHECK(idle_ticks(sampler, 20) <= 10);
-  REQUIRE(read_exact(from_child[0], &reply, 1));
-
+  check_growth_and_spin_read(sampler, to_child[1], from_child[0]);
   close_and_reap(pid, to_child[1], from_child[0]);
 }
 
