@@ -76,8 +76,8 @@ TEST_CASE("switch watch: a call after the tree ran is never quiet; a blocked tre
   REQUIRE(::write(go[1], "x", 1) == 1);
   long after_last = count.load();
   int calls_after_running = 0;
-  for (int i = 0; i < 300; ++i) {
-    ::usleep(300);
+  for (int i = 0; i < 200; ++i) {
+    ::usleep(1000);
     const long before = count.load();
     const bool q = watch->quiet(gilhost::monotonic_ns());
     if (before != after_last) {
@@ -93,9 +93,14 @@ TEST_CASE("switch watch: a call after the tree ran is never quiet; a blocked tre
   REQUIRE(::waitpid(child, &status, 0) == child);
   CHECK(WIFEXITED(status));
   watch->quiet(gilhost::monotonic_ns());  // its last records: the exit
-  CHECK(watch->on_cpu() == 0);
-  CHECK(watch->quiet(gilhost::monotonic_ns()));
   CHECK_FALSE(watch->lost());
+  if (watch->stopped_why().empty()) {
+    CHECK(watch->on_cpu() == 0);
+    CHECK(watch->quiet(gilhost::monotonic_ns()));
+  } else {  // beside busy loops, each of this test's wake-ups can preempt the spinner: two switches
+    INFO(watch->stopped_why());
+    CHECK(watch->stopped_why().find("over 2,000 switches a second") != std::string::npos);
+  }
   ::close(go[0]);
   ::close(go[1]);
   ::munmap(shared, 4096);
