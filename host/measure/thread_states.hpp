@@ -218,7 +218,7 @@ class ThreadStateSampler {
     long read_tick = -1;  // the tick of its last reading
     ProbeTally pending;          // probes since its last reading, for the next one
     SyscallReading last_wait;    // the last blocked call a reading or a probe saw (unreadable: none yet)
-    bool mixed = false;          // seen in two different waits: probed, until settled()
+    bool mixed = false;          // seen in two different waits, or in one twice with a run between: probed, until settled()
     bool parked = false;         // blocked in one call since the reading before (a join): not probed
     std::uint32_t early_sights = 0;     // readings that saw it blocked before it mixed
     std::vector<std::uint32_t> sights;  // once mixed, per call of data.calls: readings and probes that saw it
