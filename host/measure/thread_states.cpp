@@ -395,7 +395,7 @@ bool ThreadStateSampler::parked_not_due(const Track& t, bool checkpoint) const {
   // At kStride the ticks that read the threads come no more often than that: the default reads as before.
   // A thread seen in two different waits (a sleeper that queues for the GIL) keeps the interval's
   // cadence: how its off-CPU time splits between them is what its readings resolve.
-  if (parked_stride_ <= kStride || !t.parked || t.mixed || checkpoint || t.read_tick < 0) return false;
+  if (parked_stride_ <= kStride || !t.parked || t.two_waits || checkpoint || t.read_tick < 0) return false;
   if (tick_ < kFullRateTicks || tick_ < full_rate_until_) return false;
   return tick_ - t.read_tick < parked_stride_;
 }
@@ -549,6 +549,7 @@ int ThreadStateSampler::count_sight(Track& t, const SyscallReading& call) {
   // only kind that counts a sight before the thread mixes). A thread cycling between a CPU and one wait may
   // have another too short or rare for the ticks to see (a lock convoy's thread on 3.14.7, 7 % of its time
   // off a CPU in the lock, was seen in the GIL alone at every tick); probes bound it (settled()).
+  if (t.last_wait.kind != SyscallReading::Kind::unreadable && !same_wait(t.last_wait, call)) t.two_waits = true;
   if (!t.mixed && t.last_wait.kind != SyscallReading::Kind::unreadable) {
     t.mixed = true;
     ever_mixed_.push_back(&t);

@@ -174,7 +174,8 @@ class ThreadStateSampler {
   // third of the cost (docs/performance.md, "Thread states").
   static bool reads_threads_at(long tick) { return tick < kFullRateTicks || tick % kStride == 0; }
   // Probes: between ticks, the syscall file alone of each thread seen in two different waits (a lock
-  // convoy, a sleeper that queues for the GIL), so that its off-CPU time is split by many sights rather than
+  // convoy, a sleeper that queues for the GIL), or in one wait again after it ran (which may hide another
+  // the ticks do not see), so that its off-CPU time is split by many sights rather than
   // one at each end of an interval. The gap between probes grows with the run's age (age / kProbesPerAge,
   // at least kMinProbeGapNs): the split's sampling error falls as sqrt(gap / length), so every run length
   // gets about the same precision, at a number of probes that grows with the log of the run's length.
@@ -219,6 +220,7 @@ class ThreadStateSampler {
     ProbeTally pending;          // probes since its last reading, for the next one
     SyscallReading last_wait;    // the last blocked call a reading or a probe saw (unreadable: none yet)
     bool mixed = false;          // seen in two different waits, or in one twice with a run between: probed, until settled()
+    bool two_waits = false;      // seen in two different waits: read at every interval even while parked
     bool parked = false;         // blocked in one call since the reading before (a join): not probed
     std::uint32_t early_sights = 0;     // readings that saw it blocked before it mixed
     std::vector<std::uint32_t> sights;  // once mixed, per call of data.calls: readings and probes that saw it

@@ -107,7 +107,8 @@ std::string lane_svg(const ThreadRecord& t, double y, double lane_h, int left, d
 std::string lanes_caption(const RunRecord& run) {
   const ThreadStates& ts = *run.thread_states;
   const std::string gil = ts.gil == "located" ? "GIL waits told apart" : ts.gil == "none" ? "no GIL" : ts.gil;
-  // Probes read the threads seen in two different waits between ticks (measure/thread_states.hpp).
+  // Probes read the threads seen in two different waits, or in one again after they ran, between ticks
+  // (measure/thread_states.hpp).
   const std::string probes = ts.probes > 0 ? fmt::format(", {} probes of threads in mixed waits between", group_thousands(ts.probes)) : "";
   // Read every interval for the first ticks, then every kStride intervals (measure/thread_states.hpp).
   return fmt::format("repeat {} (wall {}), {} threads sampled every {} ms (every {} ms after the first {} ms){}, {}", run.repeat,
