@@ -156,6 +156,30 @@ TEST_CASE("compact_readings: a dropped reading's probes and its own sight go to 
   CHECK(count_of(r[1].probes, 1) == 1);
 }
 
+namespace {
+// Ticks of 10 ms over a process's threads, with the probes the sampler asks for between them: how many
+// probes in all, and in the last `late` ticks.
+std::pair<long, long> tick_and_probe(gilhost::ThreadStateSampler& sampler, pid_t pid, int ticks, int threads, int late) {
+  long probes = 0, probes_late = 0;
+  for (int tick = 0; tick < ticks; ++tick) {
+    sampler.begin_tick(tick);
+    sampler.sample_process(pid, threads, tick % 5 == 0);
+    sampler.end_tick();
+    const std::int64_t next_tick = gilhost::monotonic_ns() + 10000000;
+    for (std::int64_t gap; (gap = sampler.next_probe_gap_ns(gilhost::monotonic_ns())) > 0 &&
+                           gilhost::monotonic_ns() + gap < next_tick;) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(gap));
+      sampler.probe();
+      ++probes;
+      if (tick >= ticks - late) ++probes_late;
+    }
+    std::this_thread::sleep_until(std::chrono::steady_clock::now() +
+                                  std::chrono::nanoseconds(std::max<std::int64_t>(0, next_tick - gilhost::monotonic_ns())));
+  }
+  return {probes, probes_late};
+}
+}  // namespace
+
 TEST_CASE("ThreadStateSampler: a thread that sleeps and waits on a futex in turn is probed between ticks",
           "[probes]") {
   std::atomic<bool> stop{false};
@@ -170,23 +194,8 @@ TEST_CASE("ThreadStateSampler: a thread that sleeps and waits on a futex in turn
     }
   });
   while (!tid) std::this_thread::yield();
-  const pid_t self = ::getpid();
-  gilhost::ThreadStateSampler sampler(self, gilhost::monotonic_ns(), 10);
-  long probes_between = 0;
-  for (int tick = 0; tick < 40; ++tick) {
-    sampler.begin_tick(tick);
-    sampler.sample_process(self, 2, tick % 5 == 0);
-    sampler.end_tick();
-    const std::int64_t next_tick = gilhost::monotonic_ns() + 10000000;
-    for (std::int64_t gap; (gap = sampler.next_probe_gap_ns(gilhost::monotonic_ns())) > 0 &&
-                           gilhost::monotonic_ns() + gap < next_tick;) {
-      std::this_thread::sleep_for(std::chrono::nanoseconds(gap));
-      sampler.probe();
-      ++probes_between;
-    }
-    std::this_thread::sleep_until(std::chrono::steady_clock::now() +
-                                  std::chrono::nanoseconds(std::max<std::int64_t>(0, next_tick - gilhost::monotonic_ns())));
-  }
+  gilhost::ThreadStateSampler sampler(::getpid(), gilhost::monotonic_ns(), 10);
+  long probes_between = tick_and_probe(sampler, ::getpid(), 40, 2, 0).first;
   // Probes after the thread's last reading: their tally goes with it, for the stretch to a reported end.
   for (int k = 0; k < 5; ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -211,29 +220,6 @@ TEST_CASE("ThreadStateSampler: a thread that sleeps and waits on a futex in turn
   FAIL("the mixed thread was not read");
 }
 
-namespace {
-// Ticks of 10 ms over this process's threads, with the probes the sampler asks for between them: how many
-// probes in all, and in the last `late` ticks.
-std::pair<long, long> tick_and_probe(gilhost::ThreadStateSampler& sampler, pid_t pid, int ticks, int threads, int late) {
-  long probes = 0, probes_late = 0;
-  for (int tick = 0; tick < ticks; ++tick) {
-    sampler.begin_tick(tick);
-    sampler.sample_process(pid, threads, tick % 5 == 0);
-    sampler.end_tick();
-    const std::int64_t next_tick = gilhost::monotonic_ns() + 10000000;
-    for (std::int64_t gap; (gap = sampler.next_probe_gap_ns(gilhost::monotonic_ns())) > 0 &&
-                           gilhost::monotonic_ns() + gap < next_tick;) {
-      std::this_thread::sleep_for(std::chrono::nanoseconds(gap));
-      sampler.probe();
-      ++probes;
-      if (tick >= ticks - late) ++probes_late;
-    }
-    std::this_thread::sleep_until(std::chrono::steady_clock::now() +
-                                  std::chrono::nanoseconds(std::max<std::int64_t>(0, next_tick - gilhost::monotonic_ns())));
-  }
-  return {probes, probes_late};
-}
-}  // namespace
 
 // A thread cycling between a CPU and one wait may hide a rarer one from the ticks (a lock convoy's thread on
 // 3.14.7 was seen in the GIL alone at every tick, 7 % of its time off a CPU being in its lock): seen in its
