@@ -308,13 +308,16 @@ std::int64_t read_cgroup_usage_us(int fd) {
 }
 }  // namespace
 
-bool TreeSampler::tree_idle(std::int64_t now_ns) {
-  if (switches_) return idle_if(switches_->quiet(now_ns));  // every tick: its buffers are read as they fill
-  return tree_cpu_fd_ && idle_if(tree_cpu_unchanged());
+bool TreeSampler::tree_quiet(std::int64_t now_ns) {
+  if (switches_) return switches_->quiet(now_ns);  // every tick: its buffers are read as they fill
+  return tree_cpu_fd_ && tree_cpu_unchanged();
 }
 
 bool TreeSampler::idle_if(bool quiet) {
-  const bool idle = quiet && idle_run_ < max_idle_ticks_ && last_kept_;
+  // The first quiet tick after the tree ran is read, and completely (complete_read): a thread or process
+  // started just before it went quiet may not be counted yet (the counts are read every few ticks, the
+  // rescan every 50 ms), and an idle stretch would hide it for up to max_idle_ticks.
+  const bool idle = quiet && complete_ && idle_run_ < max_idle_ticks_ && last_kept_;
   idle_run_ = idle ? idle_run_ + 1 : 0;
   return idle;
 }
@@ -354,18 +357,22 @@ void TreeSampler::carry_idle_tick(long tick, std::int64_t now_ns) {
 void TreeSampler::sample() {
   const std::int64_t t0 = monotonic_ns();
   // Read before the members, so that "nothing ran since" covers every read the last tick made.
-  const bool idle = tree_idle(t0);
+  const bool quiet = tree_quiet(t0);
+  const bool idle = idle_if(quiet);
   const long tick = ticks_++;
   if (idle) {
     carry_idle_tick(tick, t0);
     cost_ns_ += monotonic_ns() - t0;
     return;
   }
-  const bool rescanned = tick % rescan_every_ == 0;
+  // A quiet tree read all the same (the first quiet tick, or one past max_idle_ticks) is read completely:
+  // a rescan and every member's stat, so that the idle ticks after it start from every thread and process.
+  complete_ = quiet;
+  const bool rescanned = tick % rescan_every_ == 0 || quiet;
   if (rescanned) rescan();
   const bool read_threads = threads_ && threads_->due_at(tick);
   // The thread states' coverage needs each process's CPU at ticks that read its threads too: at rescans.
-  const bool full = tick % stat_every_ == 0 || (read_threads && rescanned);
+  const bool full = tick % stat_every_ == 0 || (read_threads && rescanned) || quiet;
   Sample s;
   s.t_ns = t0 - start_ns_;
   std::uint64_t ticks = 0;

@@ -112,7 +112,7 @@ class TreeSampler {
 
  private:
   void rescan();
-  bool tree_idle(std::int64_t now_ns);  // the tree used no CPU since the last tick: this tick reads nothing
+  bool tree_quiet(std::int64_t now_ns);  // the tree used no CPU since the last tick (switch records or cgroup)
   bool tree_cpu_unchanged();  // watch_tree_cpu's test
   bool idle_if(bool quiet);  // a quiet tick is idle, up to max_idle_ticks in a row
   void carry_idle_tick(long tick, std::int64_t now_ns);  // the last sample again; thread states if due
@@ -157,6 +157,7 @@ class TreeSampler {
   int max_idle_ticks_ = 0, idle_run_ = 0;
   int busy_backoff_ = 0, busy_wait_ = 0;  // ticks cpu.stat is left unread after it found the tree running
   bool last_kept_ = false;  // the last tick that read the tree kept its sample (some member was alive)
+  bool complete_ = false;   // the last tick that read the tree read it completely (quiet: idle_if)
   std::size_t idle_samples_ = 0;
   void keep_sample(const Sample& s);
   std::int64_t peak_rss_ = 0, peak_root_rss_ = 0;

@@ -288,6 +288,30 @@ TEST_CASE("thread states: time.sleep is sleep, a blocking pipe read is I/O", "[t
   for_each_thread("pipe_reader", [](const json&, const json& t) { check_blocked_in(t, "io"); });
 }
 
+// Below 10 ms a tick, an idle tree is left unread as the kernel's switch records say (measure/switch_watch,
+// where perf events are allowed). A thread started just before the tree went quiet was not yet counted,
+// and went unread for the whole idle stretch: its 0.3 s sleep was left unclassified (2 and 1 ms, 3.14.7
+// and 3.14.7t, half the runs). The first quiet tick is now read completely.
+TEST_CASE("thread states: at 2 ms a sleep and a pipe read are classified while the idle tree is not read",
+          "[thread_states][switch_watch]") {
+  e2e::Sandbox box("thread-states-2ms");
+  const auto c = box.gilhost("run '" + kFixtures + "/thread_states.toml' -p 3.12 -p 3.14.7 -p 3.14.7t --case sleeper "
+                             "--case pipe_reader --repeat 2 --warmup 0 --precision off --sample-interval 2 -o r.jsonl");
+  INFO(c.out << c.err);
+  REQUIRE(c.exit_code == 0);
+  int runs = 0;
+  for (const auto& run : e2e::json_lines(box.dir / "r.jsonl")) {
+    if (run.value("type", "") != "run") continue;
+    ++runs;
+    INFO(run["case"] << " on " << label(run) << ": " << run["rss"].dump());
+    REQUIRE(run.value("status", "") == "ok");
+    const std::string check = run["rss"].value("idle_check", "");
+    CHECK((check.rfind("switch records", 0) == 0 || check == "none"));
+    for (std::int64_t tid : tids_of(run)) check_blocked_in(thread(run, tid), run["case"] == "sleeper" ? "sleep" : "io");
+  }
+  CHECK(runs == 12);
+}
+
 // On a quiet machine under 15 % (tests/bench); under load the GIL holder is preempted more often, so the
 // check is an ordering: well under what pure-Python spinning waits on the same build.
 TEST_CASE("thread states: C code that releases the GIL shows little GIL wait", "[thread_states]") {
