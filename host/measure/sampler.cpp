@@ -314,7 +314,7 @@ bool TreeSampler::tree_quiet(std::int64_t now_ns) {
 }
 
 bool TreeSampler::idle_if(bool quiet) {
-  // The first quiet tick after the tree ran is read, and completely (complete_read): a thread or process
+  // The first quiet tick after the tree ran is read, and completely (sample() sets complete_): a thread or process
   // started just before it went quiet may not be counted yet (the counts are read every few ticks, the
   // rescan every 50 ms), and an idle stretch would hide it for up to max_idle_ticks.
   const bool idle = quiet && complete_ && idle_run_ < max_idle_ticks_ && last_kept_;

@@ -89,10 +89,9 @@ void SwitchWatch::apply(std::vector<Switch>& records) {
 bool SwitchWatch::quiet(std::int64_t now_ns) {
   if (!stopped_why_.empty()) return false;
   seen_ = false;
-  const std::size_t before = pending_.size();
   for (PerfRing& ring : rings_)
     ring.read(scratch_, [this](const unsigned char* rec, std::size_t size) { decode(rec, size); });
-  window_records_ += static_cast<std::int64_t>(pending_.size() - before);
+  window_records_ += static_cast<std::int64_t>(pending_.size());  // apply() leaves pending_ empty
   apply(pending_);
   stop_if_busy(now_ns);
   return stopped_why_.empty() && !seen_ && on_cpu_ == 0;

@@ -549,8 +549,9 @@ int ThreadStateSampler::count_sight(Track& t, const SyscallReading& call) {
   // only kind that counts a sight before the thread mixes). A thread cycling between a CPU and one wait may
   // have another too short or rare for the ticks to see (a lock convoy's thread on 3.14.7, 7 % of its time
   // off a CPU in the lock, was seen in the GIL alone at every tick); probes bound it (settled()).
-  if (t.last_wait.kind != SyscallReading::Kind::unreadable && !same_wait(t.last_wait, call)) t.two_waits = true;
-  if (!t.mixed && t.last_wait.kind != SyscallReading::Kind::unreadable) {
+  const bool seen_before = t.last_wait.kind != SyscallReading::Kind::unreadable;
+  if (seen_before && !same_wait(t.last_wait, call)) t.two_waits = true;
+  if (!t.mixed && seen_before) {
     t.mixed = true;
     ever_mixed_.push_back(&t);
     add(t.last_wait, t.early_sights);
