@@ -423,8 +423,16 @@ std::vector<pid_t> TreeSampler::live_members() {
   return out;
 }
 
-nlohmann::json TreeSampler::summary(std::size_t max_points) const {
-  nlohmann::json timeline = nlohmann::json::array();
+TreeSummary TreeSampler::summary(std::size_t max_points) const {
+  TreeSummary out;
+  out.samples = sample_count_;
+  out.peak_tree_rss_bytes = peak_rss_;
+  out.peak_root_rss_bytes = peak_root_rss_;
+  out.peak_threads = peak_threads_;
+  out.peak_processes = peak_procs_;
+  out.sampling_cost_ns = cost_ns_;
+  out.idle_samples = idle_samples_;
+  out.idle_check = idle_check();
   const std::size_t n = samples_.size();
   const std::size_t step = n > max_points ? (n + max_points - 1) / max_points : 1;
   for (std::size_t i = 0; i < n; i += step) {
@@ -432,18 +440,10 @@ nlohmann::json TreeSampler::summary(std::size_t max_points) const {
     Sample peak = samples_[i];
     for (std::size_t k = i; k < std::min(n, i + step); ++k)
       if (samples_[k].rss_bytes > peak.rss_bytes) peak = samples_[k];
-    timeline.push_back({peak.t_ns / 1000000, peak.rss_bytes, peak.threads, peak.processes});
+    out.timeline.push_back({static_cast<double>(peak.t_ns / 1000000), static_cast<double>(peak.rss_bytes),
+                            peak.threads, peak.processes});
   }
-  return {{"samples", sample_count_},
-          {"peak_tree_rss_bytes", peak_rss_},
-          {"peak_root_rss_bytes", peak_root_rss_},
-          {"peak_threads", peak_threads_},
-          {"peak_processes", peak_procs_},
-          {"sampling_cost_ns", cost_ns_},
-          {"idle_samples", idle_samples_},
-          {"idle_check", idle_check()},
-          {"timeline_columns", {"t_ms", "tree_rss_bytes", "threads", "processes"}},
-          {"timeline", timeline}};
+  return out;
 }
 
 }  // namespace gilhost

@@ -25,10 +25,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "measure/switch_watch.hpp"
 #include "measure/thread_states.hpp"
+#include "results/tree_summary.hpp"
 #include "util/fd.hpp"
 
 namespace gilhost {
@@ -91,7 +90,7 @@ class TreeSampler {
   // What the thread-state sampler read (empty when it was off).
   ThreadObservations take_thread_observations();
   // After the run: peaks and a timeline downsampled to at most `max_points`.
-  nlohmann::json summary(std::size_t max_points = 200) const;
+  TreeSummary summary(std::size_t max_points = 200) const;
 
   std::int64_t peak_rss_bytes() const { return peak_rss_; }
   std::int64_t peak_root_rss_bytes() const { return peak_root_rss_; }

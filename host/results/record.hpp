@@ -13,6 +13,7 @@
 
 #include "config/view.hpp"
 #include "results/thread_states.hpp"
+#include "results/tree_summary.hpp"
 
 namespace gilhost {
 
@@ -46,26 +47,6 @@ struct RecordOrigin {
 struct CaseCpu {
   std::int64_t user_ns = 0, sys_ns = 0, children_user_ns = 0, children_sys_ns = 0, cpu_ns = 0;
   std::int64_t voluntary_switches = 0, involuntary_switches = 0;
-};
-
-// One row of the sampler's timeline: the peak of its bucket.
-struct TimelinePoint {
-  double t_ms = 0;
-  double tree_rss_bytes = 0;
-  int threads = 0, processes = 0;
-};
-
-// The /proc sampler's summary of the run's process tree.
-struct TreeSummary {
-  std::int64_t samples = 0;
-  std::int64_t peak_tree_rss_bytes = 0, peak_root_rss_bytes = 0;
-  int peak_threads = 0, peak_processes = 0;
-  std::int64_t sampling_cost_ns = 0;
-  // Of `samples`, those taken when the tree had used no CPU since the last one: the last sample stands,
-  // nothing was read (measure/sampler.hpp, watch_tree_cpu).
-  std::int64_t idle_samples = 0;
-  std::optional<std::string> idle_check;  // how an idle tree was told (TreeSampler::idle_check)
-  std::vector<TimelinePoint> timeline;
 };
 
 // The exception a case raised (or gilhost's own reason it could not start).

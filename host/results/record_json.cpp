@@ -585,7 +585,6 @@ RunRecord run_from_json(const json& j) {
   return r;
 }
 
-TreeSummary tree_summary_from_json(const json& rss) { return tree_from(FieldReader(rss, "the sampler's summary")); }
 
 json to_json(const SkipRecord& s) {
   json j = {{"type", "skip"}, {"experiment", s.experiment}, {"reason", s.reason}};

@@ -32,8 +32,6 @@ nlohmann::json to_json(const BuildRecord& build);
 ResultsLine line_from_json(const nlohmann::json& line);
 RunRecord run_from_json(const nlohmann::json& run);
 MachineRecord machine_from_json(const nlohmann::json& machine);
-// The sampler's summary (TreeSampler::summary) is the record's "rss" object.
-TreeSummary tree_summary_from_json(const nlohmann::json& rss);
 // The report's view of an experiment's JSON (Experiment::to_json), the document kept whole.
 ExperimentInfo experiment_info(const nlohmann::json& document);
 

@@ -16,6 +16,7 @@
 #include "measure/exact_states.hpp"
 #include "measure/thread_states.hpp"
 #include "protocol/event_log.hpp"
+#include "results/tree_summary.hpp"
 #include "run/child_group.hpp"
 #include "run/run_cgroup.hpp"
 
@@ -84,7 +85,7 @@ struct ChildResult {
   bool events_closed_early = false;  // the event pipe reached EOF while the child was still running
   std::string stdout_text, stderr_text;
   std::uint64_t stdout_bytes = 0, stderr_bytes = 0;
-  nlohmann::json sampling;  // TreeSampler::summary()
+  std::optional<TreeSummary> sampling;  // TreeSampler::summary(); none when nothing ran
   ThreadObservations threads;  // what the thread-state sampler read (empty when off)
   std::optional<ExactTrace> exact;  // what the exact recorder kept (when it was asked for and allowed)
   std::string exact_why_not;        // why it was asked for and not allowed (the sampler ran instead)

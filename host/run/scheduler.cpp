@@ -311,7 +311,7 @@ void take_timings(RunRecord& r, const ChildResult& child) {
   r.cpu_per_wall = r.wall_ns > 0 && cs ? static_cast<double>(cpu_ns) / static_cast<double>(r.wall_ns) : 0.0;
   r.tree_cpu_ns = timeval_ns(child.usage.ru_utime) + timeval_ns(child.usage.ru_stime);
   r.max_rss_kb = child.usage.ru_maxrss;
-  if (child.sampling.is_object()) r.rss = tree_summary_from_json(child.sampling);
+  r.rss = child.sampling;
 }
 
 // What the case returned and printed, and the GIL it ran under.

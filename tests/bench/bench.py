@@ -818,8 +818,10 @@ def main():
             return out
 
         if want("hyperfine"):
+            # The goal's own N of 50 in --quick too, and 5 pairs: with 3 pairs of 20 runs, this VM's drift
+            # (the two CPUs' speeds apart by up to 2x, minutes apart) put one run on either side of 1.05x.
             fig["hyperfine"] = step("1 hyperfine", lambda: fig_hyperfine(
-                g, python, work, 20 if q else 50, 3 if q else 7, args.pin_pairs))
+                g, python, work, 50, 5 if q else 7, args.pin_pairs))
         if want("fixed"):
             chosen = [b for b in builds if not args.builds or label(b) in args.builds.split(",")]
             fig["fixed_cost"] = {}

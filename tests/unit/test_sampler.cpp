@@ -181,12 +181,12 @@ TEST_CASE("TreeSampler: a forked tree that allocates and spawns", "[sampler]") {
   std::sort(expected.begin(), expected.end());
   CHECK(live == expected);
 
-  nlohmann::json summary = sampler.summary();
-  CHECK(summary["samples"] == 3);
-  CHECK(summary["peak_processes"] == 3);
-  CHECK(summary["peak_tree_rss_bytes"] == sampler.peak_rss_bytes());
-  CHECK(summary["timeline"].size() == 3);
-  CHECK(summary["timeline"][0][3] == 1);  // processes at the first sample
+  const gilhost::TreeSummary summary = sampler.summary();
+  CHECK(summary.samples == 3);
+  CHECK(summary.peak_processes == 3);
+  CHECK(summary.peak_tree_rss_bytes == sampler.peak_rss_bytes());
+  REQUIRE(summary.timeline.size() == 3);
+  CHECK(summary.timeline[0].processes == 1);  // processes at the first sample
 
   close_and_reap(pid, to_child[1], from_child[0]);
 
@@ -200,12 +200,12 @@ TEST_CASE("TreeSampler: summary downsamples but keeps the peak", "[sampler]") {
   gilhost::TreeSampler sampler(::getpid(), 1000);
   for (int i = 0; i < 50; ++i) sampler.sample();
   REQUIRE(sampler.sample_count() == 50);
-  nlohmann::json summary = sampler.summary(10);
-  CHECK(summary["samples"] == 50);
-  CHECK(summary["timeline"].size() <= 10);
-  std::int64_t peak = 0;
-  for (const auto& point : summary["timeline"]) peak = std::max(peak, point[1].get<std::int64_t>());
-  CHECK(peak == sampler.peak_rss_bytes());
+  const gilhost::TreeSummary summary = sampler.summary(10);
+  CHECK(summary.samples == 50);
+  CHECK(summary.timeline.size() <= 10);
+  double peak = 0;
+  for (const auto& point : summary.timeline) peak = std::max(peak, point.tree_rss_bytes);
+  CHECK(peak == static_cast<double>(sampler.peak_rss_bytes()));
   CHECK(sampler.peak_processes() >= 1);
 }
 
