@@ -1,5 +1,6 @@
 #include "runner/bootstrap.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -12,6 +13,7 @@ namespace {
 // so the host adds as little fixed cost per run as possible. Results are encoded by a small JSON writer.
 constexpr char kBootstrap[] = R"PY(
 import sys, os, time
+
 
 _state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
           "exit_code": 0, "fn": None, "code": None, "gil_reenabled_by": [], "thread_names": {},
@@ -39,108 +41,54 @@ def _json_str(s):
     return ''.join(out)
 
 
-class UnrecordableValue(ValueError):
-    # A value JSON cannot hold as it is: too deep, circular, or a dict whose keys would collide.
-    __module__ = "gilhost"
-
-    def __init__(self, why):
-        ValueError.__init__(self, why)
-        self.why = why
-        self.root = "value"
-        self.path = []
-
-    def __str__(self):
-        where = "".join("[%r]" % p for p in self.path)
-        return "gilhost cannot record it: %s (at %s%s)" % (self.why, self.root, where)
-
-
-def _key_text(k, seen):
-    # JSON keys are text: a str as it is, an int as its digits (as json.dumps does); two keys that would
-    # become one text, or a key of any other type, cannot be recorded faithfully.
-    if isinstance(k, str):
-        text = k
-    elif isinstance(k, int) and not isinstance(k, bool):
-        text = _int_text(int(k))
-    else:
-        raise UnrecordableValue("a dict key that is not a string or an int: %s" % _safe_repr(k))
-    if text in seen:
-        raise UnrecordableValue("two dict keys are both %s in JSON: %s and %s"
-                                % (_json_str(text), _safe_repr(seen[text]), _safe_repr(k)))
-    seen[text] = k
-    return text
-
-
-def _safe_repr(v):
-    try:
-        return "%s (%s)" % (repr(v), type(v).__name__)
-    except BaseException:
-        return "a %s" % type(v).__name__
-
-
-def _int_text(v):
-    try:
-        return str(v)
-    except ValueError:  # beyond sys.get_int_max_str_digits() (3.11+): lifted for this one conversion
-        limit = sys.get_int_max_str_digits()
-        sys.set_int_max_str_digits(0)
-        try:
-            return str(v)
-        finally:
-            sys.set_int_max_str_digits(limit)
-
-
-def _json(v, depth=0, open_ids=None):
-    # JSON has no NaN or infinity, and the host reads integers beyond 64 bits as doubles: those are
-    # written as tagged values, {"$float": "nan"} and {"$int": "<digits>"} (docs/results-format.md).
-    # What it cannot hold as it is raises UnrecordableValue: the case's error, never a silent repr().
-    if depth > 64:
-        raise UnrecordableValue("nested deeper than 64 levels")
+def _plain(v, depth=0):
+    # JSON for what most runs hand over and what _finish's own fields hold, with the exact built-in types
+    # (no code of the script's runs here): None, bools, ints within 64 bits, finite floats, text, and lists,
+    # tuples and dicts with text keys of these. None for anything else, which _json (cold) writes or
+    # refuses; it writes the same text for all of these.
     if v is None or v is True or v is False:
-        return {None: 'null', True: 'true', False: 'false'}[v]
-    if isinstance(v, int):
-        v = int(v)
-        if -9223372036854775808 <= v <= 9223372036854775807:
-            return str(v)
-        return '{"$int":"%s"}' % _int_text(v)
-    if isinstance(v, float):
-        if v != v:
-            return '{"$float":"nan"}'
-        if v in (float('inf'), float('-inf')):
-            return '{"$float":"%s"}' % ('inf' if v > 0 else '-inf')
-        return repr(float(v))
-    if isinstance(v, str):
+        return "null" if v is None else "true" if v else "false"
+    t = type(v)
+    if t is str:
         return _json_str(v)
-    if isinstance(v, (list, tuple, dict)):
-        open_ids = open_ids if open_ids is not None else set()
-        if id(v) in open_ids:
-            raise UnrecordableValue("a list or dict that contains itself")
-        open_ids.add(id(v))
-        try:
-            return _json_container(v, depth, open_ids)
-        finally:
-            open_ids.discard(id(v))
-    return _json_str(repr(v))
-
-
-def _json_container(v, depth, open_ids):
-    parts = []
-    if isinstance(v, dict):
-        seen = {}
+    if t is int:
+        return str(v) if -9223372036854775808 <= v <= 9223372036854775807 else None
+    if t is float:
+        return repr(v) if v - v == 0 else None  # not NaN, not infinite
+    if depth >= 64:
+        return None
+    if t is list or t is tuple:
+        parts = []
+        for x in v:
+            p = _plain(x, depth + 1)
+            if p is None:
+                return None
+            parts.append(p)
+        return "[" + ",".join(parts) + "]"
+    if t is dict:
+        parts = []
         for k, x in v.items():
-            key = _key_text(k, seen)
-            try:
-                parts.append(_json_str(key) + ':' + _json(x, depth + 1, open_ids))
-            except UnrecordableValue as e:
-                e.path.insert(0, k)
-                raise
-        return '{' + ','.join(parts) + '}'
-    for i, x in enumerate(v):
-        try:
-            parts.append(_json(x, depth + 1, open_ids))
-        except UnrecordableValue as e:
-            e.path.insert(0, i)
-            raise
-    return '[' + ','.join(parts) + ']'
+            p = _plain(x, depth + 1) if type(k) is str else None
+            if p is None:
+                return None
+            parts.append(_json_str(k) + ":" + p)
+        return "{" + ",".join(parts) + "}"
+    return None
+
+
+def _recorded_plain(name, value):
+    text = _plain(value)
+    return text if text is not None else _cold("_recorded")(name, value)
+
+
+def _cold(name):
+    # The part of the bootstrap below its "cold" line (errors, and values _plain leaves to _json), which
+    # most runs never use: the runner loads it marshalled in `_cold_code` and runs it here at its first
+    # use. In exec mode, and in a runner that compiled the bootstrap whole, it has run already.
+    g = globals()
+    if name not in g:
+        exec(__import__("marshal").loads(g.pop("_cold_code")), g)
+    return g[name]
 
 
 def _install_gilhost_module():
@@ -160,37 +108,6 @@ def _install_gilhost_module():
 
     mod.result, mod.metric, mod.mark = result, metric, mark
     sys.modules["gilhost"] = mod
-
-
-def _record_error(exc):
-    import traceback
-    t = type(exc)
-    try:
-        message = str(exc)
-    except BaseException as e:  # the exception's own __str__ failed: still the case's error
-        message = "<str() of the exception raised %s>" % type(e).__name__
-    _state["error"] = {"type": t.__name__, "qualname": "%s.%s" % (t.__module__, t.__qualname__),
-                       "message": message}
-    # Keep what `python script.py` would print, for the captured stderr.
-    try:
-        traceback.print_exception(t, exc, exc.__traceback__)
-    except BaseException:
-        pass
-    _state["exit_code"] = 1
-
-
-def _record_exit(exc):
-    code = exc.code
-    if code is None:
-        _state["exit_code"] = 0
-    elif isinstance(code, int):
-        _state["exit_code"] = code
-    else:
-        try:
-            print(code, file=sys.stderr)
-        except BaseException:
-            pass
-        _state["exit_code"] = 1
 
 
 def _gil_enabled():
@@ -380,9 +297,9 @@ def _prepare():
             with open(script, "rb") as f:
                 _state["code"] = compile(f.read(), script, "exec")
     except SystemExit as exc:
-        _record_exit(exc)
+        _cold("_record_exit")(exc)
     except BaseException as exc:
-        _record_error(exc)
+        _cold("_record_error")(exc)
     # Of prepare, the script's own share: importing it (its module-level code and setup) or compiling it,
     # what `python script.py` pays too; the rest is the bootstrap's set-up.
     _state["import_ns"] = time.monotonic_ns() - t_script
@@ -404,31 +321,16 @@ def _run():
                 main["__cached__"] = None
             exec(_state["code"], main)
     except SystemExit as exc:
-        _record_exit(exc)
+        _cold("_record_exit")(exc)
     except BaseException as exc:
-        _record_error(exc)
-
-
-def _recorded(name, value):
-    # `value` as JSON, or None with the case's error when it cannot be recorded (an UnrecordableValue,
-    # or whatever the script's own __repr__, items() or __iter__ raised): the case's fault, its timing.
-    try:
-        return _json(value)
-    except BaseException as exc:
-        if isinstance(exc, UnrecordableValue):
-            exc.root = name
-            exc = exc.with_traceback(None)  # gilhost's frames would only hide the message
-        if _state["error"] is None:
-            _record_error(exc)
-        _state["exit_code"] = _state["exit_code"] or 1
-        return None
+        _cold("_record_error")(exc)
 
 
 def _finish():
     threading = sys.modules.get("threading")
-    result = _recorded("result", _state["result"]) if _state["has_result"] else "null"
-    metrics = _recorded("metrics", _state["metrics"]) or "{}"
-    marks = _recorded("marks", _state["marks"]) or "[]"
+    result = _recorded_plain("result", _state["result"]) if _state["has_result"] else "null"
+    metrics = _recorded_plain("metrics", _state["metrics"]) or "{}"
+    marks = _recorded_plain("marks", _state["marks"]) or "[]"
     fields = {
         "has_result": result is not None and _state["has_result"],
         "error": _state["error"],
@@ -444,12 +346,163 @@ def _finish():
         "main_native_id": __import__("_thread").get_native_id(),
         "thread_ends_dropped": _state["thread_ends_dropped"][0],
     }
-    # The keys are ours and plain: written as they are, not through _json's checks of a script's keys.
-    out = ['"%s":%s' % (k, _json(v)) for k, v in fields.items()]
+    # The keys are ours and plain: written as they are.
+    out = ['"%s":%s' % (k, _recorded_plain(k, v)) for k, v in fields.items()]
     out.append('"result":%s,"metrics":%s,"marks":%s' % (result or "null", metrics, marks))
     if _state["thread_ends"]:  # four integers each: written directly, not through _json
         out.append('"thread_ends":[%s]' % ",".join("[%d,%d,%d,%d]" % e for e in list(_state["thread_ends"])))
     return '{' + ','.join(out) + '}'
+
+
+# gilhost: cold
+class UnrecordableValue(ValueError):
+    # A value JSON cannot hold as it is: too deep, circular, or a dict whose keys would collide.
+    __module__ = "gilhost"
+
+    def __init__(self, why):
+        ValueError.__init__(self, why)
+        self.why = why
+        self.root = "value"
+        self.path = []
+
+    def __str__(self):
+        where = "".join("[%r]" % p for p in self.path)
+        return "gilhost cannot record it: %s (at %s%s)" % (self.why, self.root, where)
+
+
+def _key_text(k, seen):
+    # JSON keys are text: a str as it is, an int as its digits (as json.dumps does); two keys that would
+    # become one text, or a key of any other type, cannot be recorded faithfully.
+    if isinstance(k, str):
+        text = k
+    elif isinstance(k, int) and not isinstance(k, bool):
+        text = _int_text(int(k))
+    else:
+        raise UnrecordableValue("a dict key that is not a string or an int: %s" % _safe_repr(k))
+    if text in seen:
+        raise UnrecordableValue("two dict keys are both %s in JSON: %s and %s"
+                                % (_json_str(text), _safe_repr(seen[text]), _safe_repr(k)))
+    seen[text] = k
+    return text
+
+
+def _safe_repr(v):
+    try:
+        return "%s (%s)" % (repr(v), type(v).__name__)
+    except BaseException:
+        return "a %s" % type(v).__name__
+
+
+def _int_text(v):
+    try:
+        return str(v)
+    except ValueError:  # beyond sys.get_int_max_str_digits() (3.11+): lifted for this one conversion
+        limit = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(0)
+        try:
+            return str(v)
+        finally:
+            sys.set_int_max_str_digits(limit)
+
+
+def _json(v, depth=0, open_ids=None):
+    # JSON has no NaN or infinity, and the host reads integers beyond 64 bits as doubles: those are
+    # written as tagged values, {"$float": "nan"} and {"$int": "<digits>"} (docs/results-format.md).
+    # What it cannot hold as it is raises UnrecordableValue: the case's error, never a silent repr().
+    if depth > 64:
+        raise UnrecordableValue("nested deeper than 64 levels")
+    if v is None or v is True or v is False:
+        return {None: 'null', True: 'true', False: 'false'}[v]
+    if isinstance(v, int):
+        v = int(v)
+        if -9223372036854775808 <= v <= 9223372036854775807:
+            return str(v)
+        return '{"$int":"%s"}' % _int_text(v)
+    if isinstance(v, float):
+        if v != v:
+            return '{"$float":"nan"}'
+        if v in (float('inf'), float('-inf')):
+            return '{"$float":"%s"}' % ('inf' if v > 0 else '-inf')
+        return repr(float(v))
+    if isinstance(v, str):
+        return _json_str(v)
+    if isinstance(v, (list, tuple, dict)):
+        open_ids = open_ids if open_ids is not None else set()
+        if id(v) in open_ids:
+            raise UnrecordableValue("a list or dict that contains itself")
+        open_ids.add(id(v))
+        try:
+            return _json_container(v, depth, open_ids)
+        finally:
+            open_ids.discard(id(v))
+    return _json_str(repr(v))
+
+
+def _json_container(v, depth, open_ids):
+    parts = []
+    if isinstance(v, dict):
+        seen = {}
+        for k, x in v.items():
+            key = _key_text(k, seen)
+            try:
+                parts.append(_json_str(key) + ':' + _json(x, depth + 1, open_ids))
+            except UnrecordableValue as e:
+                e.path.insert(0, k)
+                raise
+        return '{' + ','.join(parts) + '}'
+    for i, x in enumerate(v):
+        try:
+            parts.append(_json(x, depth + 1, open_ids))
+        except UnrecordableValue as e:
+            e.path.insert(0, i)
+            raise
+    return '[' + ','.join(parts) + ']'
+
+
+def _record_error(exc):
+    import traceback
+    t = type(exc)
+    try:
+        message = str(exc)
+    except BaseException as e:  # the exception's own __str__ failed: still the case's error
+        message = "<str() of the exception raised %s>" % type(e).__name__
+    _state["error"] = {"type": t.__name__, "qualname": "%s.%s" % (t.__module__, t.__qualname__),
+                       "message": message}
+    # Keep what `python script.py` would print, for the captured stderr.
+    try:
+        traceback.print_exception(t, exc, exc.__traceback__)
+    except BaseException:
+        pass
+    _state["exit_code"] = 1
+
+
+def _record_exit(exc):
+    code = exc.code
+    if code is None:
+        _state["exit_code"] = 0
+    elif isinstance(code, int):
+        _state["exit_code"] = code
+    else:
+        try:
+            print(code, file=sys.stderr)
+        except BaseException:
+            pass
+        _state["exit_code"] = 1
+
+
+def _recorded(name, value):
+    # `value` as JSON, or None with the case's error when it cannot be recorded (an UnrecordableValue,
+    # or whatever the script's own __repr__, items() or __iter__ raised): the case's fault, its timing.
+    try:
+        return _json(value)
+    except BaseException as exc:
+        if isinstance(exc, UnrecordableValue):
+            exc.root = name
+            exc = exc.with_traceback(None)  # gilhost's frames would only hide the message
+        if _state["error"] is None:
+            _record_error(exc)
+        _state["exit_code"] = _state["exit_code"] or 1
+        return None
 
 
 )PY";
@@ -560,6 +613,17 @@ void append_json_string_as_python(std::string& out, const std::string& s) {
 const std::string& bootstrap_source() {
   static const std::string source(kBootstrap);
   return source;
+}
+
+BootstrapParts bootstrap_parts() {
+  const std::string& source = bootstrap_source();
+  const std::size_t at = source.find("\n# gilhost: cold\n");
+  if (at == std::string::npos) return {source, ""};
+  BootstrapParts parts;
+  parts.hot = source.substr(0, at + 1);
+  const auto lines = static_cast<std::size_t>(std::count(parts.hot.begin(), parts.hot.end(), '\n'));
+  parts.cold = std::string(lines, '\n') + source.substr(at + 1);
+  return parts;
 }
 
 std::uint64_t bootstrap_source_hash() {

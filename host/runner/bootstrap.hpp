@@ -14,6 +14,14 @@
 namespace gilhost {
 
 const std::string& bootstrap_source();
+// The bootstrap in two, as the runner loads it: `hot`, what every run uses, and `cold`, from its "# gilhost:
+// cold" line on, what most runs never do (errors; values other than the plain ones `_plain` writes), which
+// the runner hands over marshalled and `_cold()` runs at its first use. `cold` starts with as many blank
+// lines as `hot` has lines, so a traceback's line numbers are bootstrap_source()'s.
+struct BootstrapParts {
+  std::string hot, cold;
+};
+BootstrapParts bootstrap_parts();
 // fnv1a64 of the source and its NUL, computed at compile time: the bootstrap cache's key.
 std::uint64_t bootstrap_source_hash();
 // `_exec_main()` and its helpers: exec mode's part only.

@@ -2,6 +2,7 @@
 // runner spec's trip through JSON text.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -124,6 +125,65 @@ TEST_CASE("bootstrap_program: _spec first, and the whole program compiles", "[bo
       30);
   INFO("stderr: " << c.err);
   CHECK(c.exit_code == 0);
+}
+
+TEST_CASE("bootstrap_parts: the cold part holds the encoder and the error recorders, at their own lines", "[bootstrap]") {
+  const gilhost::BootstrapParts parts = gilhost::bootstrap_parts();
+  const std::string& whole = gilhost::bootstrap_source();
+  REQUIRE_FALSE(parts.cold.empty());
+  const auto lines = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n'); };
+  // The cold part's code keeps the whole source's line numbers; the hot part is the source's beginning.
+  CHECK(whole.rfind(parts.hot, 0) == 0);
+  CHECK(lines(parts.cold) == lines(whole));
+  CHECK(parts.cold.find_first_not_of('\n') == static_cast<std::size_t>(lines(parts.hot)));
+  CHECK(parts.cold.compare(static_cast<std::size_t>(lines(parts.hot)), 16, "# gilhost: cold\n") == 0);
+  for (const char* cold : {"class UnrecordableValue(", "def _json(", "def _recorded(", "def _record_error("}) {
+    INFO(cold);
+    CHECK(parts.hot.find(cold) == std::string::npos);
+    CHECK(parts.cold.find(cold) != std::string::npos);
+  }
+  for (const char* hot : {"def _plain(", "def _cold(", "def _prepare(", "def _finish(", "def _json_str("}) {
+    INFO(hot);
+    CHECK(parts.hot.find(hot) != std::string::npos);
+  }
+}
+
+TEST_CASE("bootstrap: _plain writes what _json writes, and leaves the rest to it", "[bootstrap][python]") {
+  const std::string python = real_python3();
+  if (python.empty()) {
+    WARN("no python3 on PATH: not running the bootstrap");
+    return;
+  }
+  const std::string check = R"PY(
+class S(str): pass
+class I(int): pass
+deep = []
+for _ in range(70):
+    deep = [deep]
+values = [None, True, False, 0, -1, 2**63 - 1, -2**63, 2**63, -2**63 - 1, 1.5, -0.0, 1e300, float("nan"),
+          float("inf"), "", "plain", 'q"uote', "back\\slash", "tab\t", "\x7f", "\u00e9", "\ud800", [], (), {},
+          [1, [2, [3]]], (1, "a"), {"a": 1, "b": [None]}, {1: "x"}, {"a": {1: 2}}, S("s"), I(3), {S("k"): 1},
+          [S("x")], deep]
+for v in values:
+    p = _plain(v)
+    try:
+        j = _cold("_json")(v)
+    except _cold("UnrecordableValue"):
+        j = None
+    assert p is None or p == j, (v, p, j)
+# What a run hands over most often is written without the cold part.
+for v in [None, True, 3, 1.5, "plain", "\u00e9", [1, "a"], {"a": [1.5, None]}, (1, 2), {}]:
+    assert _plain(v) is not None, v
+for v in [float("nan"), 2**64, {1: 2}, S("s"), I(3), deep]:
+    assert _plain(v) is None, v
+print("checked", len(values))
+)PY";
+  gilhost_test::TempDir tmp;
+  gilhost_test::write_file(tmp / "program.py", gilhost::spec_statement(json::object()) + gilhost::bootstrap_source() + check);
+  gilhost::Captured c = gilhost::run_capture({python, "-I", (tmp / "program.py").string()}, 30);
+  INFO("stderr: " << c.err);
+  CHECK(c.exit_code == 0);
+  CHECK(c.out.find("checked 35") != std::string::npos);
 }
 
 TEST_CASE("RunnerSpec: kwargs keep NaN and infinities through the command line's JSON text", "[bootstrap]") {
