@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -23,6 +24,7 @@
 #include "measure/sampler.hpp"
 #include "util/fd.hpp"
 #include "run/run_cgroup.hpp"
+#include "util/clone_into_cgroup.hpp"
 
 namespace gilhost {
 
@@ -65,20 +67,33 @@ void place_fd(int fd, int target) {
   }
 }
 
+// What the child needs to exec the run's program: the pipes' write ends (read ends for the watch and the
+// token), the cgroup.procs to join (-1: made in the cgroup already, or none), argv and envp.
+struct ExecArgs {
+  const ChildRequest* req = nullptr;
+  int out_fd = -1, err_fd = -1, event_fd = -1, watch_fd = -1, token_fd = -1, cgroup_procs = -1;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  pid_t parent = 0;
+};
+
 // In the vfork child, which shares our memory until it execs: system calls only (no allocation, no
 // locks, no return from here), with every signal blocked until the handlers are back to the defaults.
-[[noreturn]] void exec_child(const ChildRequest& req, int out_fd, int err_fd, int event_fd, int watch_fd,
-                             int token_fd, int cgroup_procs, char* const* argv, char* const* envp, pid_t parent) {
+[[noreturn]] void exec_child(const ExecArgs& a) {
+  const ChildRequest& req = *a.req;
+  int event_fd = a.event_fd, watch_fd = a.watch_fd, token_fd = a.token_fd;
+  char* const* argv = a.argv;
+  char* const* envp = a.envp;
   ::setpgid(0, 0);
   // Into the session's cgroup (run/run_cgroup): whatever the run starts stays there, setsid or not.
-  if (cgroup_procs >= 0) {
-    ssize_t ignored = ::write(cgroup_procs, "0", 1);
+  if (a.cgroup_procs >= 0) {
+    ssize_t ignored = ::write(a.cgroup_procs, "0", 1);
     (void)ignored;
   }
   // If we die however we die (kill -9 included), the runner dies with us rather than run on unwatched
   // (and its whole group with it: the watch pipe below).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
+  if (::getppid() != a.parent) ::_exit(127);
   // Undo what the parent set for itself: the child starts with default signal dispositions.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -97,8 +112,8 @@ void place_fd(int fd, int target) {
   const int exec_fd = lift(req.exec_fd);
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, 0);
-  ::dup2(out_fd, 1);
-  ::dup2(err_fd, 2);
+  ::dup2(a.out_fd, 1);
+  ::dup2(a.err_fd, 2);
   event_fd = lift(event_fd);
   watch_fd = lift(watch_fd);
   token_fd = lift(token_fd);
@@ -121,6 +136,28 @@ void place_fd(int fd, int target) {
   ssize_t ignored = ::write(2, msg, sizeof msg - 1);
   (void)ignored;
   ::_exit(127);
+}
+
+void exec_child_entry(void* args) { exec_child(*static_cast<const ExecArgs*>(args)); }
+
+// Set once clone3 turned out to be missing, or to have no CLONE_INTO_CGROUP: vfork from then on.
+std::atomic<bool> g_no_clone_into_cgroup{false};
+
+// The child, started in the session's cgroup where the kernel can (util/clone_into_cgroup), else by vfork,
+// joining the cgroup before it execs. Returns as vfork does, once the child has exec'd or exited.
+pid_t start_child(ExecArgs args) {
+  const RunCgroup& cgroup = RunCgroup::session();
+  const bool into_cgroup = cgroup.dir_fd() >= 0 && args.cgroup_procs >= 0;
+  if (into_cgroup && !g_no_clone_into_cgroup.load() && !RunCgroup::ever_killed()) {
+    ExecArgs in_cgroup = args;
+    in_cgroup.cgroup_procs = -1;
+    const pid_t pid = vfork_into_cgroup(cgroup.dir_fd(), exec_child_entry, &in_cgroup);
+    if (pid > 0) return pid;
+    if (errno == ENOSYS || errno == EINVAL || errno == E2BIG) g_no_clone_into_cgroup = true;
+  }
+  const pid_t pid = ::vfork();
+  if (pid == 0) exec_child(args);
+  return pid;
 }
 
 // Reads what is available now, at most 1 MiB, so a writer faster than us cannot keep us from the
@@ -302,16 +339,15 @@ bool ChildRun::spawn() {
   const int cgroup_procs = RunCgroup::session().procs_fd();  // made (with its guardian) at the first run
   self_ = ::getpid();
   ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper_);
-  // vfork, not fork: copying our page tables cost each run 0.7-2 ms here, more than the rest of the spawn.
-  // All signals stay blocked across it, so no handler of ours runs in the child on our memory.
+  // vfork (or clone3 alike: start_child), not fork: copying our page tables cost each run 0.7-2 ms here,
+  // more than the rest of the spawn. All signals stay blocked across it, so no handler of ours runs in the
+  // child on our memory.
   sigset_t all, saved;
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &saved);
   start_ = monotonic_ns();
-  const pid_t pid = ::vfork();
-  if (pid == 0)
-    exec_child(req_, out_.write.get(), err_.write.get(), events_.write.get(), watch_pipe.read.get(),
-               token_pipe.read.get(), cgroup_procs, argv.data(), envp.data(), self_);
+  const pid_t pid = start_child({&req_, out_.write.get(), err_.write.get(), events_.write.get(), watch_pipe.read.get(),
+                                 token_pipe.read.get(), cgroup_procs, argv.data(), envp.data(), self_});
   const int spawn_errno = errno;
   // Ours before any signal can arrive: from here a handler's ChildGroup::kill_active() finds the group, and
   // however the run ends, the group is killed and reaped. It holds the watch pipe's write end for as long
@@ -320,7 +356,7 @@ bool ChildRun::spawn() {
   group_.emplace(pid, std::move(watch_pipe.write));
   ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (pid < 0) {
-    res_.spawn_error = std::string("vfork failed: ") + std::strerror(spawn_errno);
+    res_.spawn_error = std::string("cannot start a process: ") + std::strerror(spawn_errno);
     return false;
   }
   res_.pid = pid;

@@ -21,6 +21,7 @@ namespace gilhost {
 namespace {
 
 std::atomic<int> g_kill_fd{-1};  // the session cgroup's cgroup.kill, for kill_active()
+std::atomic<bool> g_killed{false};  // RunCgroup::ever_killed()
 
 // Where this process's cgroup is in the cgroup v2 hierarchy, as a path of this machine; "" when there is
 // no v2 hierarchy mounted (or we are not in it).
@@ -97,6 +98,8 @@ RunCgroup::RunCgroup() {
     return;
   }
   g_kill_fd.store(kill_fd_);
+  dir_fd_ = ::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  procs_read_fd_ = ::open((dir_ + "/cgroup.procs").c_str(), O_RDONLY | O_CLOEXEC);
 }
 
 bool RunCgroup::make(const std::string& parent) {
@@ -171,18 +174,23 @@ UniqueFd RunCgroup::open_for_reading(const char* name) const {
 }
 
 void RunCgroup::kill() const {
-  if (kill_fd_ >= 0) {
-    ssize_t ignored = ::write(kill_fd_, "1", 1);
-    (void)ignored;
-  }
+  if (kill_fd_ < 0) return;
+  char first;  // an empty cgroup.procs: nobody to kill, and the cgroup stays one clone3 can make children in
+  if (procs_read_fd_ >= 0 && ::pread(procs_read_fd_, &first, 1, 0) == 0) return;
+  g_killed = true;
+  ssize_t ignored = ::write(kill_fd_, "1", 1);
+  (void)ignored;
 }
 
 void RunCgroup::kill_active() {
   const int fd = g_kill_fd.load();
   if (fd >= 0) {
+    g_killed = true;
     ssize_t ignored = ::write(fd, "1", 1);
     (void)ignored;
   }
 }
+
+bool RunCgroup::ever_killed() { return g_killed.load(); }
 
 }  // namespace gilhost

@@ -26,6 +26,9 @@ class RunCgroup {
   const std::string& why_not() const { return why_not_; }  // when not active
   // `cgroup.procs`, open for writing: a child writes "0" to it before it execs, to join (-1: none).
   int procs_fd() const { return procs_fd_; }
+  // The cgroup's directory (O_PATH; -1: none): a child made there by clone3 (util/clone_into_cgroup) is in
+  // it from its start, with no move and none of a move's wait.
+  int dir_fd() const { return dir_fd_; }
   // The cgroup's cgroup.procs, open for reading, when `pid` is in the cgroup (invalid when not active, or
   // when its join failed): every process it starts is then in it too, and the cgroup's files speak for
   // the whole tree. The tree sampler finds the run's processes in it (measure/sampler).
@@ -34,17 +37,23 @@ class RunCgroup {
   // One of the cgroup's files, open for reading (invalid when not active): `cpu.stat`, what the tree
   // sampler watches to leave an idle tree unread (measure/sampler).
   UniqueFd open_for_reading(const char* name) const;
-  // SIGKILL to every process in the cgroup (async-signal-safe; nothing when not active).
+  // SIGKILL to every process in the cgroup, if it holds any (nothing when not active).
   void kill() const;
-  // The same for the session's cgroup if it was made (for SIGINT/SIGTERM handlers).
+  // The same for the session's cgroup if it was made, whatever it holds (for SIGINT/SIGTERM handlers:
+  // async-signal-safe).
   static void kill_active();
+  // Whether the cgroup was ever killed. From then on, a child clone3 makes in it is killed as it is born
+  // (seen on Linux 6.18: the kill's count is compared with the parent's cgroup's), so children are made
+  // by vfork and join it (run/child).
+  static bool ever_killed();
 
  private:
   RunCgroup();
   bool make(const std::string& parent);
   bool start_guardian();
   std::string dir_, why_not_;
-  int procs_fd_ = -1, kill_fd_ = -1;
+  int procs_fd_ = -1, kill_fd_ = -1, dir_fd_ = -1;
+  int procs_read_fd_ = -1;  // cgroup.procs, read to tell an empty cgroup
   int guard_fd_ = -1;  // the guardian's pipe, write end: open until we exit, which is its signal
 };
 

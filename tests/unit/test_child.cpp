@@ -4,13 +4,18 @@
 #include <signal.h>
 
 #include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
 #include "helpers.hpp"
 #include "run/child.hpp"
+#include "run/run_cgroup.hpp"
+#include "util/clone_into_cgroup.hpp"
 #include "util/clock.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
@@ -269,4 +274,67 @@ TEST_CASE("run_child: after_spawn runs once, between the spawn and the reap, and
   ChildResult none = gilhost::run_child(missing);
   CHECK_FALSE(none.spawn_error.empty());
   CHECK(calls == 2);
+}
+
+namespace {
+
+void exit_seven(void*) { ::_exit(7); }
+
+// The cgroup a process is in, as /proc/PID/cgroup's v2 line says ("0::/path").
+std::string cgroup_line(const std::string& proc_cgroup) {
+  for (const auto& line : gilhost::split(proc_cgroup, '\n'))
+    if (line.rfind("0::", 0) == 0) return line;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("vfork_into_cgroup: the child runs and is reaped; a bad cgroup descriptor is refused", "[child][cgroup]") {
+  const gilhost::RunCgroup& cgroup = gilhost::RunCgroup::session();
+  if (!cgroup.active() || cgroup.dir_fd() < 0 || gilhost::RunCgroup::ever_killed()) {
+    WARN("no session cgroup to make children in here: " << cgroup.why_not());
+    return;
+  }
+  // A directory that is not a cgroup: refused, and no child.
+  const gilhost::UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  errno = 0;
+  const pid_t refused = gilhost::vfork_into_cgroup(root.get(), exit_seven, nullptr);
+  const int why = errno;
+  CHECK(refused == -1);
+  INFO("errno " << why);
+  CHECK(why != 0);
+  const pid_t pid = gilhost::vfork_into_cgroup(cgroup.dir_fd(), exit_seven, nullptr);
+  if (pid < 0 && errno == ENOSYS) {
+    WARN("no clone3 here (or not on this CPU, or under a sanitizer): runs join their cgroup after vfork");
+    return;
+  }
+  REQUIRE(pid > 0);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 7);
+}
+
+TEST_CASE("run_child: the child is in the session's cgroup, and still starts once the cgroup was killed",
+          "[child][cgroup]") {
+  const gilhost::RunCgroup& cgroup = gilhost::RunCgroup::session();
+  if (!cgroup.active()) {
+    WARN("no session cgroup here: " << cgroup.why_not());
+    return;
+  }
+  const std::string ours = "/gilhost-" + std::to_string(::getpid());
+  ChildResult before = gilhost::run_child(sh("cat /proc/self/cgroup"));
+  CHECK(before.exit_code == 0);
+  CHECK(cgroup_line(before.stdout_text).find(ours) != std::string::npos);
+  // After a cgroup.kill, a child clone3 made in the cgroup was killed at birth (Linux 6.18): children
+  // are then made by vfork, and join.
+  gilhost::RunCgroup::kill_active();
+  CHECK(gilhost::RunCgroup::ever_killed());
+  for (int i = 0; i < 3; ++i) {
+    ChildResult after = gilhost::run_child(sh("cat /proc/self/cgroup"));
+    INFO("run " << i << ": signal " << after.signal << ", stderr " << after.stderr_text);
+    CHECK(after.exit_code == 0);
+    CHECK(after.signal == 0);
+    CHECK(cgroup_line(after.stdout_text).find(ours) != std::string::npos);
+  }
 }
