@@ -317,6 +317,10 @@ def fig_hyperfine(g, python, work, n, pairs, pin=False):
     # between one reap and the next spawn; and the share of runs whose GIL offset came from the cache.
     return {"runs": n, "per_run": ratio_figure(per_run), "gilhost_ms_per_run": median(g_ms),
             "steps_ms": median_phases(steps), "between_runs_ms": median(between),
+            # And their 90th percentiles: a step that is long in one run of ten (a child that waited to
+            # join its cgroup: docs/performance.md, "The cgroup move") hides behind a median.
+            "steps_p90_ms": {k: percentiles([st[k] for st in steps], (90,))[0] for k in steps[0]} if steps else {},
+            "between_runs_p90_ms": percentiles(between, (90,))[0] if between else None,
             "locate_plus_prepare_ms": median(s["locate"] + s["prepare"] for s in steps),
             # Less the script's own import (its module-level code), which `python script.py` pays too.
             "locate_plus_prepare_own_ms": median(s["locate"] + s["prepare"] - s["script_import"] for s in steps),
@@ -749,10 +753,12 @@ def report(fig):
           % (speeds_text(fig["cpu_speed_ms"]["start"]), speeds_text(fig["cpu_speed_ms"]["end"])))
     if h and "steps_ms" in h:
         cols = PHASES + ("own_work", "life")
-        print("\nsteps of a no-op run in figure 1's sessions (ms, medians of %d runs), and between runs:"
-              % ((h["runs"] - 1) * h["pairs"]))
-        print("".join("%10s" % c for c in cols + ("between",)))
-        print("".join("%10.3f" % h["steps_ms"][c] for c in cols) + "%10.3f" % h["between_runs_ms"])
+        print("\nsteps of a no-op run in figure 1's sessions (ms, the median and the 90th percentile of %d runs),"
+              " and between runs:" % ((h["runs"] - 1) * h["pairs"]))
+        print("    " + "".join("%10s" % c for c in cols + ("between",)))
+        print("p50 " + "".join("%10.3f" % h["steps_ms"][c] for c in cols) + "%10.3f" % h["between_runs_ms"])
+        if h.get("steps_p90_ms"):
+            print("p90 " + "".join("%10.3f" % h["steps_p90_ms"][c] for c in cols) + "%10.3f" % h["between_runs_p90_ms"])
     if fig.get("fixed_cost"):
         print("\nphases of a no-op run (ms, medians): the runner in a gilhost session / the runner started directly"
               " / the bare C embedding")
