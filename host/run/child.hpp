@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "measure/exact_states.hpp"
 #include "measure/thread_states.hpp"
 #include "protocol/event_log.hpp"
