@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -419,6 +418,26 @@ void ThreadStateSampler::descriptors_ran_out() {
   with_fds_ = 0;
 }
 
+namespace {
+// Whether a thread running at its reading `r` spent a fifth of its last 30 ms or more (since the reading in
+// `before` that far back) off a CPU in waits no reading saw, and more than its counters can lag: its
+// current slice's CPU time (up to a scheduler tick, 4 ms) and the wait for a core it may be in (a few ms
+// next to two busy threads per core). A GIL waiter whose turns fall on the ticks is read running at every
+// one: on the joins workload (3.14.7) a thread's 100 ms of GIL waits, never seen, were named after the lock
+// it was seen in later (docs/performance.md, "Waits the ticks do not see"). Probes, at jittered times, see
+// them.
+bool waited_unseen(const std::vector<ThreadReading>& before, const ThreadReading& r) {
+  constexpr std::int64_t kWindowNs = 30'000'000, kLagNs = 10'000'000;
+  if (before.empty() || reading_blocked(r)) return false;
+  std::size_t k = before.size() - 1;
+  while (k > 0 && r.t_ns - before[k].t_ns < kWindowNs) --k;
+  const ThreadReading& ref = before[k];
+  const std::int64_t window = r.t_ns - ref.t_ns;
+  const std::int64_t off = window - (r.cpu_ns - ref.cpu_ns) - (r.delay_ns - ref.delay_ns);
+  return off >= kLagNs && 5 * off >= window;
+}
+}  // namespace
+
 void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   if (idle_tick_ && !t.data.readings.empty() && reading_blocked(t.data.readings.back())) {
     ThreadReading r = t.data.readings.back();  // blocked since, as begin_tick says: the same reading
@@ -478,6 +497,7 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   // A reading that only repeats the last one (the thread has not run since) is no new sight.
   t.parked = last && reading_blocked(r) && counters_still(*last, r);
   if (reading_blocked(r) && !t.parked) count_sight(t, r.syscall);
+  else if (!t.mixed && waited_unseen(t.data.readings, r)) mix(t);  // probed, as a mixed thread
   r.probes = t.pending;
   t.pending = {};
   keep_reading(t, r);
@@ -535,33 +555,36 @@ bool same_wait(const SyscallReading& a, const SyscallReading& b) {
 }
 }  // namespace
 
+int ThreadStateSampler::add_sights(Track& t, const SyscallReading& call, std::uint32_t n) {
+  const int index = intern_call(t.data.calls, call);
+  if (index < 0) return index;
+  if (t.sights.size() <= static_cast<std::size_t>(index)) t.sights.resize(static_cast<std::size_t>(index) + 1);
+  t.sights[static_cast<std::size_t>(index)] += n;
+  return index;
+}
+
+void ThreadStateSampler::mix(Track& t) {
+  t.mixed = true;
+  ever_mixed_.push_back(&t);
+  if (t.last_wait.kind != SyscallReading::Kind::unreadable) add_sights(t, t.last_wait, t.early_sights);
+}
+
 // Counted by call once the thread is mixed (the sights before were all like its last wait); until then, only
 // how many (most threads never mix: nothing per call kept for them).
 int ThreadStateSampler::count_sight(Track& t, const SyscallReading& call) {
-  auto add = [&](const SyscallReading& c, std::uint32_t n) {
-    const int index = intern_call(t.data.calls, c);
-    if (index < 0) return index;
-    if (t.sights.size() <= static_cast<std::size_t>(index)) t.sights.resize(static_cast<std::size_t>(index) + 1);
-    t.sights[static_cast<std::size_t>(index)] += n;
-    return index;
-  };
   // Mixed: seen in a second wait, or in the same one again after it ran (a reading that is not parked, the
   // only kind that counts a sight before the thread mixes). A thread cycling between a CPU and one wait may
   // have another too short or rare for the ticks to see (a lock convoy's thread on 3.14.7, 7 % of its time
   // off a CPU in the lock, was seen in the GIL alone at every tick); probes bound it (settled()).
   const bool seen_before = t.last_wait.kind != SyscallReading::Kind::unreadable;
   if (seen_before && !same_wait(t.last_wait, call)) t.two_waits = true;
-  if (!t.mixed && seen_before) {
-    t.mixed = true;
-    ever_mixed_.push_back(&t);
-    add(t.last_wait, t.early_sights);
-  }
+  if (!t.mixed && seen_before) mix(t);
   t.last_wait = call;
   if (!t.mixed) {
     ++t.early_sights;
     return -1;
   }
-  return add(call, 1);
+  return add_sights(t, call, 1);
 }
 
 // Whether every group of like waits (same_wait) has its share of the thread's sights known to

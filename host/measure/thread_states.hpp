@@ -219,7 +219,8 @@ class ThreadStateSampler {
     long read_tick = -1;  // the tick of its last reading
     ProbeTally pending;          // probes since its last reading, for the next one
     SyscallReading last_wait;    // the last blocked call a reading or a probe saw (unreadable: none yet)
-    bool mixed = false;          // seen in two different waits, or in one twice with a run between: probed, until settled()
+    bool mixed = false;          // seen in two different waits, or in one twice with a run between, or off a CPU
+                                 // where no reading saw it (waited_unseen): probed, until settled()
     bool two_waits = false;      // seen in two different waits: read at every interval even while parked
     bool parked = false;         // blocked in one call since the reading before (a join): not probed
     std::uint32_t early_sights = 0;     // readings that saw it blocked before it mixed
@@ -247,6 +248,10 @@ class ThreadStateSampler {
   // A reading or probe that saw `t` blocked in `call`: its sight counted, and whether it is mixed. The call's
   // index in its calls once mixed, else -1.
   int count_sight(Track& t, const SyscallReading& call);
+  // `n` sights of `call` in `t`'s tally: the call's index in its calls, or -1 (too many calls).
+  int add_sights(Track& t, const SyscallReading& call, std::uint32_t n);
+  // `t` probed from now on (ever_mixed_), its sights counted by call.
+  void mix(Track& t);
   static bool settled(const Track& t);
   std::vector<Track*> ever_mixed_;  // every thread that mixed, while it lives (tracks_ keeps them in place)
   std::vector<Track*> mixed_;       // of those, the ones probed: refreshed at each tick that reads the threads

@@ -271,3 +271,59 @@ TEST_CASE("ThreadStateSampler: a thread seen in one wait again after it ran is p
     CHECK(late == 0);     // and settled: ~47 sights, at 10 ms ticks and 2 ms probes, well before tick 60
   }
 }
+
+// A thread whose waits fall between the ticks is read running at every one (a GIL waiter whose turns come
+// at the ticks' period: on the joins workload a thread's 100 ms of GIL waits were never seen, and named
+// after the lock it was seen in later). Off a CPU more than its counters can lag, it is probed: the probes,
+// at jittered times, see its waits.
+TEST_CASE("ThreadStateSampler: a thread that waits only between the ticks is probed, and its waits seen",
+          "[probes]") {
+  std::atomic<bool> stop{false}, go{false}, spinning{false};
+  std::atomic<pid_t> tid{0};
+  static std::uint32_t word = 0;
+  std::thread hiding([&] {
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    while (!stop) {
+      const timespec wait{0, 1000000};
+      while (!go && !stop) ::syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &wait, nullptr, 0);
+      spinning = true;
+      while (go) {
+      }
+      spinning = false;
+    }
+  });
+  while (!tid) std::this_thread::yield();
+  gilhost::ThreadStateSampler sampler(::getpid(), gilhost::monotonic_ns(), 10);
+  long probes = 0;
+  for (int tick = 0; tick < 40; ++tick) {
+    go = true;  // on a CPU for the tick's reading, and only then
+    while (!spinning) std::this_thread::yield();
+    sampler.begin_tick(tick);
+    sampler.sample_process(::getpid(), 2, tick % 5 == 0);
+    sampler.end_tick();
+    go = false;
+    const std::int64_t next_tick = gilhost::monotonic_ns() + 10000000;
+    for (std::int64_t gap; (gap = sampler.next_probe_gap_ns(gilhost::monotonic_ns())) > 0 &&
+                           gilhost::monotonic_ns() + gap < next_tick;) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(gap));
+      sampler.probe();
+      ++probes;
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::max<std::int64_t>(0, next_tick - gilhost::monotonic_ns())));
+  }
+  stop = true;
+  hiding.join();
+  const gilhost::ThreadObservations obs = sampler.take();
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, {}, "not located");
+  INFO("probes " << probes);
+  CHECK(probes >= 20);
+  for (const auto& r : s.threads) {
+    if (r.tid != tid) continue;
+    INFO("lock " << r.times.share(ThreadState::lock) << ", run queue " << r.times.share(ThreadState::runqueue));
+    // Off a CPU ~90 % of the time, in its futex: without the probes all of it was the run queue's.
+    CHECK(r.times.share(ThreadState::lock) > 0.5);
+    CHECK(r.times.share(ThreadState::runqueue) < 0.25);
+    return;
+  }
+  FAIL("the hiding thread was not read");
+}
