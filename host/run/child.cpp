@@ -140,20 +140,16 @@ struct ExecArgs {
 
 void exec_child_entry(void* args) { exec_child(*static_cast<const ExecArgs*>(args)); }
 
-// Set once clone3 turned out to be missing, or to have no CLONE_INTO_CGROUP: vfork from then on.
-std::atomic<bool> g_no_clone_into_cgroup{false};
-
 // The child, started in the session's cgroup where the kernel can (util/clone_into_cgroup), else by vfork,
 // joining the cgroup before it execs. Returns as vfork does, once the child has exec'd or exited.
 pid_t start_child(ExecArgs args) {
-  const RunCgroup& cgroup = RunCgroup::session();
-  const bool into_cgroup = cgroup.dir_fd() >= 0 && args.cgroup_procs >= 0;
-  if (into_cgroup && !g_no_clone_into_cgroup.load() && !RunCgroup::ever_killed()) {
+  const int cgroup_dir = args.cgroup_procs >= 0 ? RunCgroup::session().clone_dir_fd() : -1;
+  if (cgroup_dir >= 0) {
     ExecArgs in_cgroup = args;
     in_cgroup.cgroup_procs = -1;
-    const pid_t pid = vfork_into_cgroup(cgroup.dir_fd(), exec_child_entry, &in_cgroup);
+    const pid_t pid = vfork_into_cgroup(cgroup_dir, exec_child_entry, &in_cgroup);
     if (pid > 0) return pid;
-    if (errno == ENOSYS || errno == EINVAL || errno == E2BIG) g_no_clone_into_cgroup = true;
+    if (errno == ENOSYS || errno == EINVAL || errno == E2BIG) RunCgroup::clone_into_unsupported();
   }
   const pid_t pid = ::vfork();
   if (pid == 0) exec_child(args);

@@ -21,7 +21,8 @@ namespace gilhost {
 namespace {
 
 std::atomic<int> g_kill_fd{-1};  // the session cgroup's cgroup.kill, for kill_active()
-std::atomic<bool> g_killed{false};  // RunCgroup::ever_killed()
+std::atomic<bool> g_killed{false};        // the cgroup was killed: clone_dir_fd() -1 from then on
+std::atomic<bool> g_no_clone_into{false};  // clone3 has no CLONE_INTO_CGROUP here (clone_into_unsupported)
 
 // Where this process's cgroup is in the cgroup v2 hierarchy, as a path of this machine; "" when there is
 // no v2 hierarchy mounted (or we are not in it).
@@ -191,6 +192,8 @@ void RunCgroup::kill_active() {
   }
 }
 
-bool RunCgroup::ever_killed() { return g_killed.load(); }
+int RunCgroup::clone_dir_fd() const { return g_killed.load() || g_no_clone_into.load() ? -1 : dir_fd_; }
+
+void RunCgroup::clone_into_unsupported() { g_no_clone_into = true; }
 
 }  // namespace gilhost

@@ -26,9 +26,14 @@ class RunCgroup {
   const std::string& why_not() const { return why_not_; }  // when not active
   // `cgroup.procs`, open for writing: a child writes "0" to it before it execs, to join (-1: none).
   int procs_fd() const { return procs_fd_; }
-  // The cgroup's directory (O_PATH; -1: none): a child made there by clone3 (util/clone_into_cgroup) is in
-  // it from its start, with no move and none of a move's wait.
-  int dir_fd() const { return dir_fd_; }
+  // The cgroup's directory (O_PATH) when a child can be made there by clone3 (util/clone_into_cgroup), in it
+  // from its start, with no move and none of a move's wait; -1 when not active, once the cgroup was killed
+  // (from then on Linux 6.18 kills a child clone3 makes in it as it is born: the kill's count is compared
+  // with the parent's cgroup's), or once clone3 was found to lack CLONE_INTO_CGROUP. Then a child is made
+  // by vfork and joins (procs_fd).
+  int clone_dir_fd() const;
+  // clone3 into the cgroup failed for want of the kernel's support (ENOSYS, EINVAL, E2BIG).
+  static void clone_into_unsupported();
   // The cgroup's cgroup.procs, open for reading, when `pid` is in the cgroup (invalid when not active, or
   // when its join failed): every process it starts is then in it too, and the cgroup's files speak for
   // the whole tree. The tree sampler finds the run's processes in it (measure/sampler).
@@ -42,10 +47,6 @@ class RunCgroup {
   // The same for the session's cgroup if it was made, whatever it holds (for SIGINT/SIGTERM handlers:
   // async-signal-safe).
   static void kill_active();
-  // Whether the cgroup was ever killed. From then on, a child clone3 makes in it is killed as it is born
-  // (seen on Linux 6.18: the kill's count is compared with the parent's cgroup's), so children are made
-  // by vfork and join it (run/child).
-  static bool ever_killed();
 
  private:
   RunCgroup();
