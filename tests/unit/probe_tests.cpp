@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include "measure/thread_states.hpp"
@@ -158,13 +159,17 @@ TEST_CASE("compact_readings: a dropped reading's probes and its own sight go to 
 
 namespace {
 // Ticks of 10 ms over a process's threads, with the probes the sampler asks for between them: how many
-// probes in all, and in the last `late` ticks.
-std::pair<long, long> tick_and_probe(gilhost::ThreadStateSampler& sampler, pid_t pid, int ticks, int threads, int late) {
+// probes in all, and in the last `late` ticks. `before_tick` and `after_tick` run around each tick's reads.
+std::pair<long, long> tick_and_probe(gilhost::ThreadStateSampler& sampler, pid_t pid, int ticks, int threads, int late,
+                                     const std::function<void()>& before_tick = {},
+                                     const std::function<void()>& after_tick = {}) {
   long probes = 0, probes_late = 0;
   for (int tick = 0; tick < ticks; ++tick) {
+    if (before_tick) before_tick();
     sampler.begin_tick(tick);
     sampler.sample_process(pid, threads, tick % 5 == 0);
     sampler.end_tick();
+    if (after_tick) after_tick();
     const std::int64_t next_tick = gilhost::monotonic_ns() + 10000000;
     for (std::int64_t gap; (gap = sampler.next_probe_gap_ns(gilhost::monotonic_ns())) > 0 &&
                            gilhost::monotonic_ns() + gap < next_tick;) {
@@ -294,23 +299,11 @@ TEST_CASE("ThreadStateSampler: a thread that waits only between the ticks is pro
   });
   while (!tid) std::this_thread::yield();
   gilhost::ThreadStateSampler sampler(::getpid(), gilhost::monotonic_ns(), 10);
-  long probes = 0;
-  for (int tick = 0; tick < 40; ++tick) {
-    go = true;  // on a CPU for the tick's reading, and only then
+  // On a CPU for each tick's reading, and only then.
+  const long probes = tick_and_probe(sampler, ::getpid(), 40, 2, 0, [&] {
+    go = true;
     while (!spinning) std::this_thread::yield();
-    sampler.begin_tick(tick);
-    sampler.sample_process(::getpid(), 2, tick % 5 == 0);
-    sampler.end_tick();
-    go = false;
-    const std::int64_t next_tick = gilhost::monotonic_ns() + 10000000;
-    for (std::int64_t gap; (gap = sampler.next_probe_gap_ns(gilhost::monotonic_ns())) > 0 &&
-                           gilhost::monotonic_ns() + gap < next_tick;) {
-      std::this_thread::sleep_for(std::chrono::nanoseconds(gap));
-      sampler.probe();
-      ++probes;
-    }
-    std::this_thread::sleep_for(std::chrono::nanoseconds(std::max<std::int64_t>(0, next_tick - gilhost::monotonic_ns())));
-  }
+  }, [&] { go = false; }).first;
   stop = true;
   hiding.join();
   const gilhost::ThreadObservations obs = sampler.take();
