@@ -419,22 +419,26 @@ void ThreadStateSampler::descriptors_ran_out() {
 }
 
 namespace {
-// Whether a thread running at its reading `r` spent a fifth of its last 30 ms or more (since the reading in
-// `before` that far back) off a CPU in waits no reading saw, and more than its counters can lag: its
-// current slice's CPU time (up to a scheduler tick, 4 ms) and the wait for a core it may be in (a few ms
-// next to two busy threads per core). A GIL waiter whose turns fall on the ticks is read running at every
-// one: on the joins workload (3.14.7) a thread's 100 ms of GIL waits, never seen, were named after the lock
-// it was seen in later (docs/performance.md, "Waits the ticks do not see"). Probes, at jittered times, see
-// them.
-bool waited_unseen(const std::vector<ThreadReading>& before, const ThreadReading& r) {
-  constexpr std::int64_t kWindowNs = 30'000'000, kLagNs = 10'000'000;
-  if (before.empty() || reading_blocked(r)) return false;
-  std::size_t k = before.size() - 1;
-  while (k > 0 && r.t_ns - before[k].t_ns < kWindowNs) --k;
-  const ThreadReading& ref = before[k];
-  const std::int64_t window = r.t_ns - ref.t_ns;
-  const std::int64_t off = window - (r.cpu_ns - ref.cpu_ns) - (r.delay_ns - ref.delay_ns);
-  return off >= kLagNs && 5 * off >= window;
+// The time a thread running at readings `a` and `b` spent between them off a CPU where its counters say it
+// was neither on one nor queued for one, less what the host may have stolen while it ran (measure/steal:
+// on a VM whose host steals, a thread that never blocks is short of time too). Not clamped at 0: a running
+// thread's counters lag (its current slice's CPU time, up to a scheduler tick; the wait for a core it is
+// in), and a lag one interval shows, the next one takes back.
+std::int64_t off_unseen(const ThreadReading& a, const ThreadReading& b, const StealSeries& steal) {
+  const std::int64_t dt = b.t_ns - a.t_ns, cpu = b.cpu_ns - a.cpu_ns;
+  const double s = steal.running_share(a.t_ns, b.t_ns);
+  const auto stolen = static_cast<std::int64_t>(s < 1.0 ? static_cast<double>(cpu) * s / (1.0 - s) : static_cast<double>(dt));
+  return dt - cpu - (b.delay_ns - a.delay_ns) - stolen;
+}
+
+// Whether a thread never seen in two waits waited where no reading saw it: off a CPU between readings
+// that found it running (`unseen_off_ns`) for a tenth of its life or more, and 10 ms or more (more than
+// its counters can lag). A GIL waiter whose turns fall on the ticks is read running at every one: on the
+// joins workload (3.14.7) a thread's 100 ms of GIL waits, never seen, were named after the lock it was seen
+// in later (docs/performance.md, "Waits the ticks do not see"). Probes, at jittered times, see them.
+bool waited_unseen(std::int64_t unseen_off_ns, std::int64_t life_ns) {
+  constexpr std::int64_t kLagNs = 10'000'000;
+  return unseen_off_ns >= kLagNs && 10 * unseen_off_ns >= life_ns;
 }
 }  // namespace
 
@@ -497,7 +501,10 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   // A reading that only repeats the last one (the thread has not run since) is no new sight.
   t.parked = last && reading_blocked(r) && counters_still(*last, r);
   if (reading_blocked(r) && !t.parked) count_sight(t, r.syscall);
-  else if (!t.mixed && waited_unseen(t.data.readings, r)) mix(t);  // probed, as a mixed thread
+  if (last && !reading_blocked(*last) && !reading_blocked(r)) t.unseen_off_ns += off_unseen(*last, r, obs_.steal);
+  if (!t.mixed && !reading_blocked(r) && !t.data.readings.empty() &&
+      waited_unseen(t.unseen_off_ns, r.t_ns - t.data.readings.front().t_ns))
+    mix(t);  // probed, as a mixed thread
   r.probes = t.pending;
   t.pending = {};
   keep_reading(t, r);

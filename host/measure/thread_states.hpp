@@ -224,6 +224,7 @@ class ThreadStateSampler {
     bool two_waits = false;      // seen in two different waits: read at every interval even while parked
     bool parked = false;         // blocked in one call since the reading before (a join): not probed
     std::uint32_t early_sights = 0;     // readings that saw it blocked before it mixed
+    std::int64_t unseen_off_ns = 0;     // off a CPU between readings that saw it running (off_unseen)
     std::vector<std::uint32_t> sights;  // once mixed, per call of data.calls: readings and probes that saw it
   };
   struct Process {
