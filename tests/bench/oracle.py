@@ -118,6 +118,7 @@ class Timeline:
         self.first_futex = {}  # tid -> the word of its first futex wait
         self.last_sys = {}     # tid -> the time of its last system-call event
         self.sys_unknown = {}  # tid -> [(lo, hi)]: perf lost a system-call event of it in there
+        self.sys_end = None    # the last system-call event of the record: a wait after it is not known
         for t, tid, event, text in sorted(events, key=lambda e: e[0]):
             self._take(t, tid, event, text)
 
@@ -144,6 +145,8 @@ class Timeline:
         self.sys_unknown.setdefault(tid, []).append((lo, hi))
 
     def _take(self, t, tid, event, text):
+        if event.startswith("raw_syscalls:"):
+            self.sys_end = t
         if event == "raw_syscalls:sys_enter":
             m = ENTER.match(text)
             if m:
@@ -212,6 +215,9 @@ class Timeline:
             span = hi - lo
             if state[0] == "blocked":
                 span -= sum(max(0, min(hi, y) - max(lo, x)) for x, y in self.sys_unknown.get(tid, []))
+                if self.sys_end is not None:  # a record cut short (perf stopped early): what it waited in, unknown
+                    span -= max(0, hi - max(lo, self.sys_end))
+                span = max(0, span)
             name = classify_blocked(state[1], windows) if state[0] == "blocked" else state
             times[name] += span
             known += span
