@@ -312,10 +312,13 @@ TEST_CASE("ThreadStateSampler: a thread that waits only between the ticks is pro
   CHECK(probes >= 20);
   for (const auto& r : s.threads) {
     if (r.tid != tid) continue;
-    INFO("lock " << r.times.share(ThreadState::lock) << ", run queue " << r.times.share(ThreadState::runqueue));
-    // Off a CPU ~90 % of the time, in its futex: without the probes all of it was the run queue's.
-    CHECK(r.times.share(ThreadState::lock) > 0.5);
-    CHECK(r.times.share(ThreadState::runqueue) < 0.25);
+    const double lock = r.times.share(ThreadState::lock), queued = r.times.share(ThreadState::runqueue);
+    const double waits = 1 - r.times.share(ThreadState::cpu) - queued;
+    INFO("lock " << lock << ", run queue " << queued << ", waits " << waits);
+    // Off a CPU ~90 % of the time on a quiet machine, in its futex (next to busy loops, some of that is a
+    // wait for a core, from the kernel's own count): without the probes all of it was the run queue's.
+    CHECK(lock > 0.2);
+    CHECK(lock > 0.5 * waits);
     return;
   }
   FAIL("the hiding thread was not read");
