@@ -160,6 +160,7 @@ struct ExactRecorder::Impl {
   std::vector<ExactEvent> pending;  // decoded, not yet in time order
   std::vector<unsigned char> scratch;
   ExactCompactor compactor{trace.events};
+  StealReader steal;
   bool stopped = false;
 
   bool open(pid_t root, std::string& why_not);
@@ -396,6 +397,7 @@ void ExactRecorder::drain() {
   }
   // A record is in its buffer within microseconds of its time: two intervals back, every CPU's are in.
   impl_->settle(t0 - impl_->start_ns - 2 * std::int64_t{impl_->trace.interval_ms} * 1000000);
+  impl_->steal.read(t0 - impl_->start_ns, impl_->trace.steal);
   ++impl_->trace.drains;
   impl_->trace.cost_ns += monotonic_ns() - t0;
 }
@@ -405,6 +407,8 @@ ExactTrace ExactRecorder::finish() {
   impl_->settle(INT64_MAX);
   impl_->compactor.finish();
   impl_->trace.end_ns = monotonic_ns() - impl_->start_ns;
+  impl_->steal.read(impl_->trace.end_ns, impl_->trace.steal, true);
+  impl_->trace.steal.close();
   return std::move(impl_->trace);
 }
 

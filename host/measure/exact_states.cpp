@@ -197,6 +197,7 @@ ThreadStates exact_thread_states(const ExactTrace& trace, const std::vector<GilR
                                  std::int64_t tree_cpu_ns) {
   ThreadStates out;
   out.method = "exact";
+  out.steal_share = trace.steal.run_share();
   out.interval_ms = trace.interval_ms;
   out.samples = trace.drains;
   out.cost_ns = trace.cost_ns;

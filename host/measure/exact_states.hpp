@@ -51,6 +51,9 @@ struct ExactTrace {
   std::int64_t cost_ns = 0;       // what draining and decoding the buffers cost us
   std::int64_t drains = 0;        // how many times the buffers were read
   int interval_ms = 0;            // how often they were read
+  // The host's steal over the run (measure/steal), read at the drains: a thread's time on a CPU between its
+  // switches includes what the host took, as perf's does, and the record says how much there was.
+  StealSeries steal;
   static constexpr std::size_t kMaxEvents = 1000000;  // ~40 MB: a bound on a run's memory
 };
 

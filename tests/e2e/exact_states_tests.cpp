@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -151,8 +152,14 @@ TEST_CASE("exact states: each spinner's CPU time is what the thread itself count
                      << own_ms << " ms");
       // Each switch costs the thread a few microseconds the kernel charges to the next one (docs/performance.md,
       // "Exact mode"): within 5 % (or 2 ms) either way. A spinner that finished alone, with no switch after
-      // the last GIL handoff, is counted up to its `exit` call.
-      CHECK(exact_ms <= own_ms + std::max(2.0, 0.05 * own_ms));
+      // the last GIL handoff, is counted up to its `exit` call. On a VM whose host steals, its time between
+      // switches holds what the host took, which its own clock leaves out: at most what the host took of
+      // every CPU over the run (the run's steal_share).
+      const double steal = run["thread_states"].value("steal_share", json(0.0)).is_number()
+                               ? run["thread_states"]["steal_share"].get<double>() : 0.0;
+      const double stolen_ms = steal * std::thread::hardware_concurrency() * run["wall_ns"].get<double>() / 1e6;
+      INFO("the host took " << 100 * steal << " % of the CPUs over the run: up to " << stolen_ms << " ms");
+      CHECK(exact_ms <= own_ms + std::max(2.0, 0.05 * own_ms) + stolen_ms);
       CHECK(exact_ms >= own_ms - std::max(2.0, 0.05 * own_ms));
     }
   }
