@@ -501,10 +501,11 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   // A reading that only repeats the last one (the thread has not run since) is no new sight.
   t.parked = last && reading_blocked(r) && counters_still(*last, r);
   if (reading_blocked(r) && !t.parked) count_sight(t, r.syscall);
-  if (last && !reading_blocked(*last) && !reading_blocked(r)) t.unseen_off_ns += off_unseen(*last, r, obs_.steal);
-  if (!t.mixed && !reading_blocked(r) && !t.data.readings.empty() &&
-      waited_unseen(t.unseen_off_ns, r.t_ns - t.data.readings.front().t_ns))
-    mix(t);  // probed, as a mixed thread
+  // A thread not yet probed, read running: probed, as a mixed thread, once it waited where no reading saw it.
+  if (last && !t.mixed && !reading_blocked(r)) {
+    if (!reading_blocked(*last)) t.unseen_off_ns += off_unseen(*last, r, obs_.steal);
+    if (waited_unseen(t.unseen_off_ns, r.t_ns - t.data.readings.front().t_ns)) mix(t);
+  }
   r.probes = t.pending;
   t.pending = {};
   keep_reading(t, r);
