@@ -342,7 +342,7 @@ void TreeSampler::carry_idle_tick(long tick, std::int64_t now_ns) {
   // The thread states keep their own rate: each interval's off-CPU time is split by the readings at its
   // ends, so a long idle stretch with none would end unclassified. A thread blocked at its last reading
   // is blocked there still, and its reading is taken again from memory (measure/thread_states).
-  if (threads_ && threads_->due_at(tick)) {
+  if (threads_ && threads_->due_while_idle(tick)) {
     threads_->begin_tick(tick, true);
     for (auto& [pid, m] : members_)
       if (m.stat_fd && m.threads > 0) threads_->sample_process(pid, m.threads, false);
@@ -354,8 +354,9 @@ void TreeSampler::carry_idle_tick(long tick, std::int64_t now_ns) {
   ++idle_samples_;
 }
 
-void TreeSampler::sample() {
-  const std::int64_t t0 = monotonic_ns();
+void TreeSampler::sample() { sample(monotonic_ns()); }
+
+void TreeSampler::sample(std::int64_t t0) {
   // Read before the members, so that "nothing ran since" covers every read the last tick made.
   const bool quiet = tree_quiet(t0);
   const bool idle = idle_if(quiet);
@@ -368,6 +369,7 @@ void TreeSampler::sample() {
   // A quiet tree read all the same (the first quiet tick, or one past max_idle_ticks) is read completely:
   // a rescan and every member's stat, so that the idle ticks after it start from every thread and process.
   complete_ = quiet;
+  if (threads_) threads_->tree_ran();  // its threads are read again at the next tick due, idle or not
   const bool rescanned = tick % rescan_every_ == 0 || quiet;
   if (rescanned) rescan();
   const bool read_threads = threads_ && threads_->due_at(tick);

@@ -82,6 +82,7 @@ class TreeSampler {
   // out of that cgroup is not followed (it has left the run's containment too: run/run_cgroup.hpp).
   void find_members_in(UniqueFd cgroup_procs) { cgroup_procs_fd_ = std::move(cgroup_procs); }
   void sample();
+  void sample(std::int64_t now_ns);  // `now_ns`: the tick's time, just read (CLOCK_MONOTONIC)
   // Between ticks: the thread states' probes (ThreadStateSampler::next_probe_gap_ns), 0 when none is due.
   std::int64_t next_probe_gap_ns(std::int64_t now_ns) { return threads_ ? threads_->next_probe_gap_ns(now_ns) : 0; }
   void probe_threads() {

@@ -381,6 +381,7 @@ void ThreadStateSampler::sample_process(pid_t pid, long threads, bool rescan, st
       if (!name.empty()) t.data.name = std::move(name);
     }
     if (!parked_not_due(t, cpu_ns >= 0)) due_.push_back(&t);
+    else if (idle_tick_) idle_next_read_ = std::min(idle_next_read_, next_due_tick(t));
   }
   obs_.cost_ns += monotonic_ns() - t0;
 }
@@ -390,13 +391,23 @@ long ThreadStateSampler::parked_stride(int interval_ms) {
   return std::max<long>(kStride, static_cast<long>((kParkedGapNs + interval_ns - 1) / interval_ns));
 }
 
+long ThreadStateSampler::next_due_tick(const Track& t) const {
+  if (parked_stride_ <= kStride || !t.parked || t.two_waits || t.read_tick < 0) return tick_;
+  return std::max(tick_, t.read_tick + parked_stride_);
+}
+
+void ThreadStateSampler::end_idle_tick(bool all_read) {
+  if (!all_read || tick_ < kFullRateTicks || tick_ < full_rate_until_) idle_next_read_ = tick_;
+  for (const Track* t : due_) idle_next_read_ = std::min(idle_next_read_, next_due_tick(*t));
+  idle_quiet_until_ = idle_next_read_;
+}
+
 bool ThreadStateSampler::parked_not_due(const Track& t, bool checkpoint) const {
   // At kStride the ticks that read the threads come no more often than that: the default reads as before.
   // A thread seen in two different waits (a sleeper that queues for the GIL) keeps the interval's
-  // cadence: how its off-CPU time splits between them is what its readings resolve.
-  if (parked_stride_ <= kStride || !t.parked || t.two_waits || checkpoint || t.read_tick < 0) return false;
-  if (tick_ < kFullRateTicks || tick_ < full_rate_until_) return false;
-  return tick_ - t.read_tick < parked_stride_;
+  // cadence: how its off-CPU time splits between them is what its readings resolve (next_due_tick).
+  if (checkpoint || tick_ < kFullRateTicks || tick_ < full_rate_until_) return false;
+  return tick_ < next_due_tick(t);
 }
 
 void ThreadStateSampler::process_ended(pid_t pid, std::int64_t cpu_ns) {
@@ -532,6 +543,7 @@ void ThreadStateSampler::end_tick() {
     for (std::size_t k = 0; k < count; ++k) read_thread(*due_[(cursor_ + k) % n], now);
     cursor_ = n > count ? (cursor_ + count) % n : 0;
   }
+  if (idle_tick_) end_idle_tick(count == n);
   obs_.misses.capped_reads += static_cast<long>(n - count);
   obs_.misses.most_due = std::max(obs_.misses.most_due, static_cast<long>(n));
   for (pid_t pid : checkpoints_) {

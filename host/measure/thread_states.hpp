@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -166,7 +167,13 @@ class ThreadStateSampler {
   void begin_tick(long tick, bool tree_idle = false) {
     tick_ = tick;
     idle_tick_ = tree_idle;
+    idle_next_read_ = tree_idle ? std::numeric_limits<long>::max() : tick;
   }
+  // Whether an idle tick `tick` has a thread to read: not while every thread is parked and its next
+  // reading is later (an idle tree's threads stay where they were). Any tick that found the tree running
+  // (tree_ran) ends that.
+  bool due_while_idle(long tick) const { return due_at(tick) && tick >= idle_quiet_until_; }
+  void tree_ran() { idle_quiet_until_ = -1; }
   // Reads the threads due this tick.
   void end_tick();
   // Whether the sampler's tick `tick` (0, 1, ...) reads the threads: every tick for the run's first
@@ -271,6 +278,12 @@ class ThreadStateSampler {
   long tick_ = 0;
   long full_rate_until_ = 0;
   long parked_stride_ = kStride;
+  // At an idle tick, the first tick any of its threads is due (next_due_tick); from end_tick of an idle
+  // tick, idle_quiet_until_: the idle ticks before it read nothing.
+  long idle_next_read_ = -1, idle_quiet_until_ = -1;
+  long next_due_tick(const Track& t) const;
+  // After an idle tick's readings (`all_read`: none left for a later tick): idle_quiet_until_.
+  void end_idle_tick(bool all_read);
   // Whether `t` waits for a later tick: parked, never seen in two waits, read less than parked_stride_
   // ticks ago, and this tick is neither in a full-rate stretch nor a checkpoint of its process's CPU
   // (coverage needs every thread).

@@ -459,12 +459,12 @@ void ChildRun::police(std::int64_t now) {
     group_->kill();
   }
   if (now >= next_sample_) {
+    sampler_->sample(now);
+    if (exact_) exact_->drain();
     if (now >= next_events_) {  // at most every 10 ms: at a 1 ms interval, one read a tick was 1 syscall more
       read_events();
       next_events_ = now + 10000000;
     }
-    sampler_->sample();
-    if (exact_) exact_->drain();
     next_sample_ = std::max(next_sample_ + interval_, now + interval_ / 2);
     if (req_.on_tick && now >= next_tick_) {
       next_tick_ += 1000000000;

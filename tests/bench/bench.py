@@ -492,18 +492,23 @@ def fig_accuracy(g, python, rounds):
             "hashing_max": max(hashing), "rounds": rounds}
 
 
-def beside_floor(g, python, wake, seconds, interval_ms, thread_states=True, reads=0):
+def beside_floor(g, python, wake, seconds, interval_ms, thread_states=True, reads=0, cpus=None):
     """gilhost's CPU share while it watches a run that sleeps, and the bare wake-up loop's, measured over the
     same stretch of time: the loop runs while gilhost watches (watch_host's window opens 0.3 s into the case
     and lasts `seconds`; the loop starts 0.5 s after gilhost and stops about 0.3 s before that window ends). On a
     VM whose wake-ups cost twice as much from one minute to the next, a pair taken one after the other
     compares two machines; a pair taken together compares the two programs. With `reads`, the loop also
-    reads that many processes' statm each wake-up (floor_share). Returns (gilhost, floor)."""
-    started = g.start(python, "watch_host", {"seconds": seconds, "children": 0, "threads": 0},
-                      interval_ms=interval_ms, thread_states=thread_states)
+    reads that many processes' statm each wake-up (floor_share). With `cpus` (gilhost's, the loop's), each
+    is kept to its own CPU: unpinned, which of this VM's CPUs (up to 2x apart in speed) each side lands on
+    moved a pair's ratio by +-20 %; the caller swaps them from pair to pair. Returns (gilhost, floor)."""
+    gilhost_cpu, floor_cpu = cpus or (None, None)
+    with on_cpu(gilhost_cpu):
+        started = g.start(python, "watch_host", {"seconds": seconds, "children": 0, "threads": 0},
+                          interval_ms=interval_ms, thread_states=thread_states)
     try:
         time.sleep(0.5)
-        floor = floor_share(wake, seconds - 0.4, interval_ms * 1000, reads)
+        with on_cpu(floor_cpu):
+            floor = floor_share(wake, seconds - 0.4, interval_ms * 1000, reads)
     finally:
         res = g.finish(started)["result"]
     return res["host_cpu_ns"] / res["wall_ns"], floor
@@ -513,10 +518,14 @@ def fig_sampler(g, python, wake, seconds, pairs):
     """gilhost's CPU share while it watches a run that sleeps, against the bare wake-up loop. At 1 ms the two
     run at the same time (beside_floor), with thread states on and, to show their share, off."""
     host, floor, ratios, off_ratios, statm_ratios = [], [], [], [], []
+    cpus = sorted(os.sched_getaffinity(0))
     for i in range(pairs):
+        # Each on its own CPU, swapped from pair to pair (beside_floor): an even number of pairs gives each
+        # side every CPU as often.
+        pinned = (cpus[i % len(cpus)], cpus[(i + 1) % len(cpus)]) if len(cpus) > 1 else None
         for states in alternate(i, True, False):
             if wake:
-                h, f = beside_floor(g, python, wake, seconds, 1, states)
+                h, f = beside_floor(g, python, wake, seconds, 1, states, cpus=pinned)
             else:  # no C compiler: Python's loop would wake late beside gilhost; in turn instead
                 h, f = host_share(g, python, seconds, 0, 1, 0, states), floor_share(wake, seconds, 1000)
             (ratios if states else off_ratios).append(h / f)
@@ -524,7 +533,7 @@ def fig_sampler(g, python, wake, seconds, pairs):
                 host.append(h)
                 floor.append(f)
         if wake:  # the floor of any sampler that reads the RSS each tick: the loop reading one statm, beside
-            h, f = beside_floor(g, python, wake, seconds, 1, True, reads=1)
+            h, f = beside_floor(g, python, wake, seconds, 1, True, reads=1, cpus=pinned)
             statm_ratios.append(h / f)
     # The default interval, 1 and 10 processes, each beside its floor: the bare 10 ms loop reading the
     # RSS (statm) of as many processes, alternating.
@@ -540,7 +549,8 @@ def fig_sampler(g, python, wake, seconds, pairs):
         default["%dproc" % procs], default_floor["%dproc" % procs] = median(h), median(f)
     return {"1ms": ratio_figure(ratios), "1ms_share": median(host), "floor_1ms_share": median(floor),
             "1ms_vs_statm_loop": ratio_figure(statm_ratios) if statm_ratios else None,
-            "1ms_no_thread_states": ratio_figure(off_ratios), "1ms_measured": "side by side" if wake else "in turn",
+            "1ms_no_thread_states": ratio_figure(off_ratios), "1ms_measured": ("side by side, each on its own CPU, swapped each pair" if len(cpus) > 1 else "side by side")
+            if wake else "in turn",
             "floor_1ms_statm_share": floor_share(wake, seconds, 1000, 1),
             "floor_in": "C (ppoll)" if wake else "Python (time.sleep)",
             "default_10ms_share": default, "floor_10ms_share": floor_share(wake, seconds, 10000),
@@ -835,7 +845,7 @@ def main():
                 fig["fixed_cost"][label(b)] = step("2 fixed cost %s" % label(b), lambda: fig_fixed_cost(
                     g, b, work, embed, runner, 8 if q else 12, 4 if q else 10))
         if want("sampler"):
-            fig["sampler"] = step("3 sampler", lambda: fig_sampler(g, python, wake, 1.5 if q else 3.0, 3 if q else 6))
+            fig["sampler"] = step("3 sampler", lambda: fig_sampler(g, python, wake, 1.5 if q else 3.0, 4 if q else 6))
         if want("thread_states"):
             fig["thread_states"] = step("3b thread states", lambda: fig_thread_states(g, python, 1.5 if q else 3.0,
                                                                                     3 if q else 6))

@@ -4,6 +4,7 @@
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -368,6 +369,66 @@ TEST_CASE("thread states: a parked thread is read at the default interval's cade
   CHECK(ThreadStateSampler::parked_stride(7) == 5);
   CHECK(ThreadStateSampler::parked_stride(10) == ThreadStateSampler::kStride);
   CHECK(ThreadStateSampler::parked_stride(100) == ThreadStateSampler::kStride);
+}
+
+namespace {
+
+// A child process parked in a pipe read, for as long as this lives.
+struct ParkedChild {
+  int fds[2] = {-1, -1};
+  pid_t pid = -1;
+  ParkedChild() {
+    if (::pipe(fds) != 0) return;
+    pid = ::fork();
+    if (pid == 0) {
+      char c;
+      ::_exit(::read(fds[0], &c, 1) == 1 ? 0 : 1);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // in its read
+  }
+  ~ParkedChild() {
+    if (pid > 0 && ::write(fds[1], "x", 1) == 1) ::waitpid(pid, nullptr, 0);
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+};
+
+}  // namespace
+
+// At 1 ms the ticks due to read the threads come every 3rd tick, and a parked thread is read every 30th:
+// while the tree is idle, the due ticks between cost a pass over every thread for nothing.
+TEST_CASE("thread states: idle ticks with every thread parked read nothing until one is due; the tree running ends that",
+          "[thread_states]") {
+  using gilhost::ThreadStateSampler;
+  ParkedChild child;
+  REQUIRE(child.pid > 0);
+  ThreadStateSampler sampler(child.pid, gilhost::monotonic_ns(), 1);
+  long tick = 0, reads_while_idle = 0, ticks_read = 0;
+  auto read_tick = [&](bool idle) {
+    sampler.begin_tick(tick, idle);
+    sampler.sample_process(child.pid, 1, tick == 0);
+    sampler.end_tick();
+    ++ticks_read;
+  };
+  for (; tick < ThreadStateSampler::kFullRateTicks; ++tick) read_tick(false);
+  const long idle_from = tick, idle_span = 300;
+  for (; tick < idle_from + idle_span; ++tick) {
+    if (!sampler.due_while_idle(tick)) continue;
+    read_tick(true);
+    ++reads_while_idle;
+  }
+  // Every 30th tick (the parked stride at 1 ms), not every 3rd.
+  CHECK(reads_while_idle >= idle_span / ThreadStateSampler::parked_stride(1));
+  CHECK(reads_while_idle <= idle_span / ThreadStateSampler::parked_stride(1) + 1);
+  long next_due = tick;
+  while (!sampler.due_at(next_due)) ++next_due;
+  CHECK_FALSE(sampler.due_while_idle(next_due));  // its reading is later
+  sampler.tree_ran();
+  CHECK(sampler.due_while_idle(next_due));
+  const auto threads = sampler.take().threads;
+  REQUIRE(threads.size() == 1);
+  // Every pass read the thread, but the first idle one: the tree had run before it, so it looked.
+  CHECK(threads[0].reads >= ticks_read - 1);
 }
 
 namespace {
