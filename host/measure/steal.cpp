@@ -44,6 +44,11 @@ StatTimes StealSeries::at(std::int64_t t_ns) const {
   return {between(a.times.steal_ns, b.times.steal_ns), between(a.times.busy_ns, b.times.busy_ns)};
 }
 
+std::int64_t StealSeries::stolen_while_running(std::int64_t a_ns, std::int64_t b_ns, std::int64_t cpu_ns) const {
+  const double s = std::min(0.5, running_share(a_ns, b_ns));
+  return s > 0 ? static_cast<std::int64_t>(static_cast<double>(cpu_ns) * s / (1 - s)) : 0;
+}
+
 double StealSeries::running_share(std::int64_t a_ns, std::int64_t b_ns) const {
   if (points.size() < 2 || b_ns < a_ns) return 0.0;
   const std::int64_t widen = std::max<std::int64_t>(0, (kWindowNs - (b_ns - a_ns)) / 2);

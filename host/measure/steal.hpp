@@ -41,6 +41,11 @@ struct StealSeries {
   // the interval (the column moves in 10 ms ticks: one tick is noise, a burst is not); below kMinShare, 0.
   double running_share(std::int64_t a_ns, std::int64_t b_ns) const;
   static constexpr std::int64_t kWindowNs = 1'000'000'000;
+  // What the host took from a thread that ran `cpu_ns` between `a_ns` and `b_ns`: its task clock left that
+  // out, and the guest's scheduler had it on a CPU, so its counters' shortfall is no wait. The share s of
+  // the working CPUs' time stolen then, taken as this thread's: it was on a CPU cpu / (1 - s), so
+  // cpu x s / (1 - s) of it was stolen (s at most one half: a doubling at most).
+  std::int64_t stolen_while_running(std::int64_t a_ns, std::int64_t b_ns, std::int64_t cpu_ns) const;
   static constexpr double kMinShare = 0.02;
   // The share of the machine's CPU time the host took, first reading to last; nullopt when fewer than two.
   std::optional<double> run_share() const;

@@ -125,7 +125,7 @@ class ThreadAccount {
     iv.times[ThreadState::runqueue] = std::max<std::int64_t>(0, b.delay_ns - a.delay_ns);
     give_back(iv, iv.times[ThreadState::cpu] + iv.times[ThreadState::runqueue] - dt);
     std::int64_t off = std::max<std::int64_t>(0, dt - iv.times[ThreadState::cpu] - iv.times[ThreadState::runqueue]);
-    iv.stolen = std::min(off, stolen_while_running(a.t_ns, b.t_ns, iv.times[ThreadState::cpu]));
+    iv.stolen = std::min(off, steal_.stolen_while_running(a.t_ns, b.t_ns, iv.times[ThreadState::cpu]));
     iv.times[ThreadState::cpu] += iv.stolen;
     off -= iv.stolen;
     if (reading_blocked(a)) iv.lead = classify_wait(a.syscall, gils_);
@@ -232,15 +232,6 @@ class ThreadAccount {
   void leave_unseen_unclassified() {
     for (std::size_t k : unseen_) intervals_[k].unclassify(ThreadState::other);
     unseen_.clear();
-  }
-
-  // What the host took from a thread that ran `cpu_ns` between `a_ns` and `b_ns` (measure/steal): its task
-  // clock left that out, and the guest's scheduler had it on a CPU, so its counters' shortfall is no wait.
-  // The share s of the working CPUs' time stolen then, taken as this thread's: it was on a CPU
-  // cpu / (1 - s), so cpu x s / (1 - s) of it was stolen (s at most one half: a doubling at most).
-  std::int64_t stolen_while_running(std::int64_t a_ns, std::int64_t b_ns, std::int64_t cpu_ns) const {
-    const double s = std::min(0.5, steal_.running_share(a_ns, b_ns));
-    return s > 0 ? static_cast<std::int64_t>(static_cast<double>(cpu_ns) * s / (1 - s)) : 0;
   }
 
   const ProcessGils& gils_;

@@ -437,9 +437,7 @@ namespace {
 // in), and a lag one interval shows, the next one takes back.
 std::int64_t off_unseen(const ThreadReading& a, const ThreadReading& b, const StealSeries& steal) {
   const std::int64_t dt = b.t_ns - a.t_ns, cpu = b.cpu_ns - a.cpu_ns;
-  const double s = steal.running_share(a.t_ns, b.t_ns);
-  const auto stolen = static_cast<std::int64_t>(s < 1.0 ? static_cast<double>(cpu) * s / (1.0 - s) : static_cast<double>(dt));
-  return dt - cpu - (b.delay_ns - a.delay_ns) - stolen;
+  return dt - cpu - (b.delay_ns - a.delay_ns) - steal.stolen_while_running(a.t_ns, b.t_ns, cpu);
 }
 
 // Whether a thread never seen in two waits waited where no reading saw it: off a CPU between readings
@@ -455,12 +453,7 @@ bool waited_unseen(std::int64_t unseen_off_ns, std::int64_t life_ns) {
 
 void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   if (idle_tick_ && !t.data.readings.empty() && reading_blocked(t.data.readings.back())) {
-    ThreadReading r = t.data.readings.back();  // blocked since, as begin_tick says: the same reading
-    r.t_ns = now_ns - start_ns_;
-    r.probes = t.pending;
-    t.pending = {};
-    t.parked = true;
-    keep_reading(t, r);
+    repeat_reading(t, now_ns);
     return;
   }
   const bool had_fds = static_cast<bool>(t.schedstat);
@@ -470,44 +463,81 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   if (!sched || !read_schedstat(sched.get(), r.cpu_ns, r.delay_ns)) {
     const int err = errno;
     if (had_fds) with_fds_ = std::max(0, with_fds_ - 1);
-    if (!sched && out_of_descriptors(err)) {
-      // Not gone: unread this tick, and said (coverage_why).
-      if (!t.missed_fd) ++obs_.misses.fd_threads;
-      t.missed_fd = true;
-      descriptors_ran_out();
-      return;
-    }
-    if (!sched && err == EACCES && !t.missed_unreadable) {
-      ++obs_.misses.unreadable_threads;
-      t.missed_unreadable = true;
-    }
-    t.gone = true;  // exited: its last reading stands
+    schedstat_unread(t, static_cast<bool>(sched), err);
     return;
   }
   UniqueFd sys = had_fds ? std::move(t.syscall) : UniqueFd{};
+  const ThreadReading* last = t.data.readings.empty() ? nullptr : &t.data.readings.back();
+  read_call(t, last, r, sched, sys);
+  take_reading(t, last, r);
+  // Kept open for the next tick, for the first kMaxThreadsWithFds threads.
+  if (sched && sys && (had_fds || with_fds_ < max_with_fds_)) {
+    if (!had_fds) ++with_fds_;
+    t.schedstat = std::move(sched);
+    t.syscall = std::move(sys);
+  } else if (had_fds) {
+    with_fds_ = std::max(0, with_fds_ - 1);
+  }
+}
+
+// At an idle tick, a thread blocked at its last reading: blocked there since, as begin_tick says.
+void ThreadStateSampler::repeat_reading(Track& t, std::int64_t now_ns) {
+  ThreadReading r = t.data.readings.back();
+  r.t_ns = now_ns - start_ns_;
+  r.probes = t.pending;
+  t.pending = {};
+  t.parked = true;
+  keep_reading(t, r);
+}
+
+// Its schedstat could not be opened (`opened` false) or read, with `err`: gone, or unread this tick.
+void ThreadStateSampler::schedstat_unread(Track& t, bool opened, int err) {
+  if (!opened && out_of_descriptors(err)) {
+    // Not gone: unread this tick, and said (coverage_why).
+    if (!t.missed_fd) ++obs_.misses.fd_threads;
+    t.missed_fd = true;
+    descriptors_ran_out();
+    return;
+  }
+  if (!opened && err == EACCES && !t.missed_unreadable) {
+    ++obs_.misses.unreadable_threads;
+    t.missed_unreadable = true;
+  }
+  t.gone = true;  // exited: its last reading stands
+}
+
+// The call `t` is in, into `r` (its counters read): its syscall file is opened into `sys` where needed.
+void ThreadStateSampler::read_call(Track& t, const ThreadReading* last, ThreadReading& r, UniqueFd& sched,
+                                   UniqueFd& sys) {
   // The syscall file is the dearer read (a permission check and the task's registers): not read again for a
   // thread that has not run since its last reading found it blocked (it is blocked there still), nor for
   // one that was on a CPU or queued for one nearly all the time since (it is running).
-  const ThreadReading* last = t.data.readings.empty() ? nullptr : &t.data.readings.back();
   if (last && reading_blocked(*last) && counters_still(*last, r)) {
     r.syscall = last->syscall;
-  } else if (last && 10 * ((r.cpu_ns - last->cpu_ns) + (r.delay_ns - last->delay_ns)) >= 9 * (r.t_ns - last->t_ns)) {
-    r.syscall.kind = SyscallReading::Kind::running;
-  } else {
-    if (!sys) {
-      if (max_with_fds_ == 0) sched.reset();  // one descriptor at a time when they ran out
-      sys = open_task_file(t.data.pid, t.data.tid, "syscall");
-    }
-    const std::optional<SyscallReading> now = sys ? read_syscall(sys.get()) : std::nullopt;
-    if (now) r.syscall = *now;
-    else if (!sys && out_of_descriptors(errno) && !t.missed_fd) {
-      ++obs_.misses.fd_threads;
-      t.missed_fd = true;
-    } else if (!t.missed_unreadable) {
-      ++obs_.misses.unreadable_threads;
-      t.missed_unreadable = true;
-    }
+    return;
   }
+  if (last && 10 * ((r.cpu_ns - last->cpu_ns) + (r.delay_ns - last->delay_ns)) >= 9 * (r.t_ns - last->t_ns)) {
+    r.syscall.kind = SyscallReading::Kind::running;
+    return;
+  }
+  if (!sys) {
+    if (max_with_fds_ == 0) sched.reset();  // one descriptor at a time when they ran out
+    sys = open_task_file(t.data.pid, t.data.tid, "syscall");
+  }
+  const std::optional<SyscallReading> now = sys ? read_syscall(sys.get()) : std::nullopt;
+  if (now) {
+    r.syscall = *now;
+  } else if (!sys && out_of_descriptors(errno) && !t.missed_fd) {
+    ++obs_.misses.fd_threads;
+    t.missed_fd = true;
+  } else if (!t.missed_unreadable) {
+    ++obs_.misses.unreadable_threads;
+    t.missed_unreadable = true;
+  }
+}
+
+// A new reading `r` of `t` (its last one `last`, if any): its sights counted, and kept.
+void ThreadStateSampler::take_reading(Track& t, const ThreadReading* last, ThreadReading& r) {
   processes_[t.data.pid].seen_cpu_ns += r.cpu_ns - (last ? last->cpu_ns : 0);
   // A reading that only repeats the last one (the thread has not run since) is no new sight.
   t.parked = last && reading_blocked(r) && counters_still(*last, r);
@@ -520,14 +550,6 @@ void ThreadStateSampler::read_thread(Track& t, std::int64_t now_ns) {
   r.probes = t.pending;
   t.pending = {};
   keep_reading(t, r);
-  // Kept open for the next tick, for the first kMaxThreadsWithFds threads.
-  if (sched && sys && (had_fds || with_fds_ < max_with_fds_)) {
-    if (!had_fds) ++with_fds_;
-    t.schedstat = std::move(sched);
-    t.syscall = std::move(sys);
-  } else if (had_fds) {
-    with_fds_ = std::max(0, with_fds_ - 1);
-  }
 }
 
 void ThreadStateSampler::end_tick() {

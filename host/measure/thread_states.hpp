@@ -247,6 +247,10 @@ class ThreadStateSampler {
   static constexpr long kChurnTicks = 50;  // every tick for this long after threads were seen coming and going
   void list_threads(pid_t pid, Process& p);
   void read_thread(Track& t, std::int64_t now_ns);
+  void repeat_reading(Track& t, std::int64_t now_ns);
+  void schedstat_unread(Track& t, bool opened, int err);
+  void read_call(Track& t, const ThreadReading* last, ThreadReading& r, UniqueFd& sched, UniqueFd& sys);
+  void take_reading(Track& t, const ThreadReading* last, ThreadReading& r);
   void keep_reading(Track& t, const ThreadReading& r);
   bool idle_tick_ = false;  // begin_tick's tree_idle
   StealReader steal_;

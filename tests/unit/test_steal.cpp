@@ -62,6 +62,16 @@ TEST_CASE("steal: what a running thread lost, over a window of a second around i
   StealSeries never;
   CHECK_FALSE(never.run_share());
   CHECK(never.running_share(0, 10 * kMs) == 0.0);
+  CHECK(never.stolen_while_running(0, 10 * kMs, 10 * kMs) == 0);
+}
+
+TEST_CASE("steal: a running thread's CPU time gets back what was stolen, at most doubled", "[steal]") {
+  // A fifth taken: the thread was on a CPU cpu / 0.8, so a quarter of its CPU time more.
+  CHECK(one_busy_cpu(3000, 0, 3000, 0.2).stolen_while_running(1000 * kMs, 1030 * kMs, 20 * kMs) ==
+        Approx(5 * kMs).epsilon(2e-2));
+  // Nine tenths taken: the share is held at one half, the CPU time doubled at most.
+  CHECK(one_busy_cpu(3000, 0, 3000, 0.9).stolen_while_running(1000 * kMs, 1030 * kMs, 20 * kMs) == 20 * kMs);
+  CHECK(one_busy_cpu(3000, 0, 0, 0).stolen_while_running(1000 * kMs, 1030 * kMs, 20 * kMs) == 0);
 }
 
 TEST_CASE("steal: the series keeps where the steal moved, and the last reading", "[steal]") {
