@@ -17,7 +17,7 @@ import sys, os, time
 
 _state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
           "exit_code": 0, "fn": None, "code": None, "gil_reenabled_by": [], "thread_names": {},
-          "thread_ends": [], "thread_ends_dropped": [0]}
+          "thread_ends": [], "thread_ends_dropped": [0], "wrapped": []}
 
 
 def _json_str(s):
@@ -110,6 +110,27 @@ def _install_gilhost_module():
     sys.modules["gilhost"] = mod
 
 
+def _wrap(owner, attr, wrapper):
+    # owner.attr becomes wrapper until the run ends (_put_back).
+    _state["wrapped"].append((owner, attr, wrapper, getattr(owner, attr)))
+    setattr(owner, attr, wrapper)
+
+
+def _put_back():
+    # The originals back where our wrappers still stand (a script's own wrapper over ours is left alone).
+    # A wrapper left in _thread or _imp keeps this whole namespace alive until Py_FinalizeEx clears those
+    # modules, late, and finalising then took ~0.15 ms longer a run (docs/performance.md). What the
+    # wrappers gather has gone out with the outcome by now.
+    # threading, when the script imported it after we wrapped _thread, holds the starter as its own too.
+    threading = sys.modules.get("threading")
+    wrapped = _state["wrapped"]
+    while wrapped:
+        owner, attr, wrapper, original = wrapped.pop()
+        for where, name in ((owner, attr), (threading, "_" + attr)):
+            if where is not None and getattr(where, name, None) is wrapper:
+                setattr(where, name, original)
+
+
 def _gil_enabled():
     probe = getattr(sys, "_is_gil_enabled", None)
     return bool(probe()) if probe is not None else True
@@ -134,8 +155,8 @@ def _watch_gil_reenabling():
                     names.append(name)
         return create_module
 
-    _imp.create_dynamic = watch(_imp.create_dynamic)
-    _imp.create_builtin = watch(_imp.create_builtin)
+    for attr in ("create_dynamic", "create_builtin"):
+        _wrap(_imp, attr, watch(getattr(_imp, attr)))
 
 
 # Thread ends kept for the host, at most: a run of more threads than this says how many it left out.
@@ -188,9 +209,9 @@ def _watch_thread_names():
 
         def wrapped(function, *args, _start=start, **kwargs):
             return _start(named(function), *args, **kwargs)
-        setattr(_thread, attr, wrapped)
+        _wrap(_thread, attr, wrapped)
         if threading is not None and getattr(threading, "_" + attr, None) is start:
-            setattr(threading, "_" + attr, wrapped)
+            _wrap(threading, "_" + attr, wrapped)
 
 
 def _thread_names():
@@ -351,6 +372,7 @@ def _finish():
     out.append('"result":%s,"metrics":%s,"marks":%s' % (result or "null", metrics, marks))
     if _state["thread_ends"]:  # four integers each: written directly, not through _json
         out.append('"thread_ends":[%s]' % ",".join("[%d,%d,%d,%d]" % e for e in list(_state["thread_ends"])))
+    _put_back()
     return '{' + ','.join(out) + '}'
 
 
