@@ -71,7 +71,7 @@ std::vector<std::string> child_argv(const RunnerSpec& spec, const Interpreter& i
   if (interp.shared) {
     std::vector<std::string> argv{runner_path, "--event-fd", std::to_string(event_fd)};
     if (watch_fd >= 0) argv.insert(argv.end(), {"--watch-fd", std::to_string(watch_fd)});
-    if (!spec.token.empty() && token_fd >= 0) argv.insert(argv.end(), {"--token-fd", std::to_string(token_fd)});
+    if (token_fd >= 0) argv.insert(argv.end(), {"--token-fd", std::to_string(token_fd)});
     else if (!spec.token.empty()) argv.insert(argv.end(), {"--token", spec.token});
     argv.insert(argv.end(), {"--spec", spec.to_json().dump()});
     return argv;
@@ -79,7 +79,7 @@ std::vector<std::string> child_argv(const RunnerSpec& spec, const Interpreter& i
   nlohmann::json py = spec.python_spec(0);
   py["event_fd"] = event_fd;
   if (watch_fd >= 0) py["watch_fd"] = watch_fd;
-  if (!spec.token.empty() && token_fd >= 0) py["token_fd"] = token_fd;
+  if (token_fd >= 0) py["token_fd"] = token_fd;
   else if (!spec.token.empty()) py["token"] = spec.token;
   return {interp.executable, "-c", bootstrap_program(py) + "\n_exec_main()\n"};
 }

@@ -381,19 +381,29 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
 
 namespace {
 
-// The child process for `run`, as the session's options and the experiment say.
-ChildRequest child_request(const Experiment& ex, const PlannedRun& run, const SchedulerOptions& options,
-                           const std::vector<std::string>& env) {
-  ChildRequest req;
+// The descriptors after the event pipe's: the watch pipe, whose closing at our death kills the run's process
+// group, then the pipe that hands the runner its token (a token is never on argv).
+int watch_fd_of(const SchedulerOptions& options) { return options.event_fd + 1; }
+int token_fd_of(const SchedulerOptions& options) { return options.event_fd + 2; }
+
+// The command line of every run of `run`'s cell: the same for each (the token goes through its pipe).
+std::vector<std::string> cell_argv(const Experiment& ex, const PlannedRun& run, const SchedulerOptions& options) {
   RunnerSpec spec = runner_spec(*run.c, *run.interp);
   spec.bootstrap_cache_dir = options.bootstrap_cache_dir;
   spec.locate_gil = ex.thread_states;
-  spec.token = run_token();
-  req.event_token = spec.token;
-  // The descriptor after the event pipe's: its closing at our death kills the run's process group.
-  req.watch_fd = options.event_fd + 1;
-  req.token_fd = options.event_fd + 2;  // after the watch pipe: the token in a pipe, not on argv
-  req.argv = child_argv(spec, *run.interp, options.runner_path, options.event_fd, req.watch_fd, req.token_fd);
+  return child_argv(spec, *run.interp, options.runner_path, options.event_fd, watch_fd_of(options),
+                    token_fd_of(options));
+}
+
+// The child process for `run` (whose cell's command line is `argv`), as the session's options and the
+// experiment say.
+ChildRequest child_request(const Experiment& ex, const std::vector<std::string>& argv, const SchedulerOptions& options,
+                           const std::vector<std::string>& env) {
+  ChildRequest req;
+  req.event_token = run_token();
+  req.watch_fd = watch_fd_of(options);
+  req.token_fd = token_fd_of(options);
+  req.argv = argv;
   req.env = env;
   req.timeout_s = ex.timeout_s;
   req.sample_interval_ms = ex.sample_interval_ms;
@@ -475,6 +485,7 @@ class SessionRun {
   CellStops stops_;
   Progress progress_;
   SessionResult session_;
+  std::map<std::pair<const Case*, const Interpreter*>, std::vector<std::string>> argv_of_cell_;
   std::function<void()> pending_;  // what is left of the run before: done once the next one is spawned
   // Ctrl-C, SIGTERM and SIGHUP wait while a finished run's record is pending: gilhost ends as they ask,
   // but only once the results file holds every finished run.
@@ -497,7 +508,10 @@ void SessionRun::show_start(const PlannedRun& run) {
 }
 
 ChildRequest SessionRun::request_for(const PlannedRun& run) {
-  ChildRequest req = child_request(ex_, run, options_, run.interp->gil_forced ? gil_env_ : env_);
+  // Its spec's JSON was ~40 us of the time between two runs: made once a cell.
+  auto argv = argv_of_cell_.find({run.c, run.interp});
+  if (argv == argv_of_cell_.end()) argv = argv_of_cell_.emplace(std::make_pair(run.c, run.interp), cell_argv(ex_, run, options_)).first;
+  ChildRequest req = child_request(ex_, argv->second, options_, run.interp->gil_forced ? gil_env_ : env_);
   if (!req.argv.empty() && req.argv[0] == options_.runner_path) req.exec_fd = runner_.get();  // not exec mode's python
   if (options_.on_tick)
     req.on_tick = [this](double run_s) {
