@@ -397,7 +397,7 @@ long ThreadStateSampler::next_due_tick(const Track& t) const {
 }
 
 void ThreadStateSampler::end_idle_tick(bool all_read) {
-  if (!all_read || tick_ < kFullRateTicks || tick_ < full_rate_until_) idle_next_read_ = tick_;
+  if (!all_read || full_rate_tick()) idle_next_read_ = tick_;
   for (const Track* t : due_) idle_next_read_ = std::min(idle_next_read_, next_due_tick(*t));
   idle_quiet_until_ = idle_next_read_;
 }
@@ -406,7 +406,7 @@ bool ThreadStateSampler::parked_not_due(const Track& t, bool checkpoint) const {
   // At kStride the ticks that read the threads come no more often than that: the default reads as before.
   // A thread seen in two different waits (a sleeper that queues for the GIL) keeps the interval's
   // cadence: how its off-CPU time splits between them is what its readings resolve (next_due_tick).
-  if (checkpoint || tick_ < kFullRateTicks || tick_ < full_rate_until_) return false;
+  if (checkpoint || full_rate_tick()) return false;
   return tick_ < next_due_tick(t);
 }
 
@@ -663,7 +663,7 @@ std::int64_t ThreadStateSampler::next_probe_gap_ns(std::int64_t now_ns) {
   if (mixed_.empty()) return 0;
   const std::int64_t age = now_ns - start_ns_;
   const std::int64_t gap = std::max(kMinProbeGapNs, age / kProbesPerAge);
-  const long stride = tick_ < std::max(kFullRateTicks, full_rate_until_) ? 1 : kStride;
+  const long stride = full_rate_tick() ? 1 : kStride;
   if (gap >= stride * static_cast<std::int64_t>(obs_.interval_ms) * 1000000) return 0;
   jitter_state_ ^= jitter_state_ << 13;
   jitter_state_ ^= jitter_state_ >> 7;

@@ -167,7 +167,7 @@ class ThreadStateSampler {
   void begin_tick(long tick, bool tree_idle = false) {
     tick_ = tick;
     idle_tick_ = tree_idle;
-    idle_next_read_ = tree_idle ? std::numeric_limits<long>::max() : tick;
+    if (tree_idle) idle_next_read_ = std::numeric_limits<long>::max();  // lowered by each thread still due
   }
   // Whether an idle tick `tick` has a thread to read: not while every thread is parked and its next
   // reading is later (an idle tree's threads stay where they were). Any tick that found the tree running
@@ -292,6 +292,8 @@ class ThreadStateSampler {
   // ticks ago, and this tick is neither in a full-rate stretch nor a checkpoint of its process's CPU
   // (coverage needs every thread).
   bool parked_not_due(const Track& t, bool checkpoint) const;
+  // The run's first ticks, and a while after threads came and went: every thread is read at every tick.
+  bool full_rate_tick() const { return tick_ < kFullRateTicks || tick_ < full_rate_until_; }
   std::vector<pid_t> checkpoints_;  // processes with a kernel count this tick
   std::size_t cursor_ = 0;  // where the next tick starts reading, when not every thread fits in one
   std::vector<Track*> due_;
