@@ -127,8 +127,11 @@ def _put_back():
     while wrapped:
         owner, attr, wrapper, original = wrapped.pop()
         for where, name in ((owner, attr), (threading, "_" + attr)):
-            if where is not None and getattr(where, name, None) is wrapper:
-                setattr(where, name, original)
+            try:  # a script may have left anything in sys.modules: the outcome is taken already
+                if where is not None and getattr(where, name, None) is wrapper:
+                    setattr(where, name, original)
+            except BaseException:
+                pass
 
 
 def _gil_enabled():
@@ -347,6 +350,16 @@ def _run():
         _cold("_record_error")(exc)
 
 
+def _threads_alive(threading):
+    # sys.modules["threading"] is the script's to replace: None (not known) where what is there fails.
+    if threading is None:
+        return 1
+    try:
+        return int(threading.active_count())
+    except BaseException:
+        return None
+
+
 def _finish():
     threading = sys.modules.get("threading")
     result = _recorded_plain("result", _state["result"]) if _state["has_result"] else "null"
@@ -361,7 +374,7 @@ def _finish():
         "gil_enabled": _gil_enabled(),
         "gil_forced": _gil_forced(),
         "gil_reenabled_by": _state["gil_reenabled_by"],
-        "threads_alive": threading.active_count() if threading is not None else 1,
+        "threads_alive": _threads_alive(threading),
         "python_version": "%d.%d.%d" % sys.version_info[:3],
         "thread_names": _thread_names(),
         "main_native_id": __import__("_thread").get_native_id(),

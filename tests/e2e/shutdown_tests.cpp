@@ -116,3 +116,53 @@ TEST_CASE("the runner's wrappers are put back when the case's outcome is taken",
     check_put_back(lines);
   }
 }
+
+namespace {
+
+// What a script may leave where the runner puts its wrappers back, as the case ends.
+constexpr const char* kHostileScript = R"PY(import sys, threading
+
+
+class Hostile:
+    def __getattr__(self, name):
+        raise RuntimeError("no attributes here: " + name)
+
+
+def swap_threading():
+    t = threading.Thread(target=lambda: None, name="worker-1")
+    t.start()
+    t.join()
+    sys.modules["threading"] = Hostile()
+    return "swapped"
+
+
+def delete_starter():
+    import _thread
+    del _thread.start_new_thread
+    return "deleted"
+)PY";
+
+}  // namespace
+
+TEST_CASE("a script that replaced threading or deleted _thread's starter keeps its outcome", "[e2e][shutdown][hostile]") {
+  for (const auto& b : e2e::shared_builds()) {
+    INFO(b.label);
+    Sandbox sb("shutdown-hostile");
+    e2e::write_text(sb.dir / "h.py", kHostileScript);
+    e2e::write_text(sb.dir / "x.toml", "[experiment]\nname = \"x\"\nscript = \"h.py\"\nrepeat = 1\nwarmup = 0\n\n"
+                                       "[[case]]\nname = \"swap\"\ncall = \"swap_threading\"\n\n"
+                                       "[[case]]\nname = \"delete\"\ncall = \"delete_starter\"\n");
+    const auto r = sb.gilhost("run x.toml -p " + b.label + " --no-lock -o a.jsonl");
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    int runs = 0;
+    for (const json& line : e2e::json_lines(sb.dir / "a.jsonl")) {
+      if (line.value("type", "") != "run") continue;
+      INFO(line.dump());
+      ++runs;
+      CHECK(line.value("status", "") == "ok");
+      CHECK(line.value("result", "") == (line.value("case", "") == "swap" ? "swapped" : "deleted"));
+    }
+    CHECK(runs == 2);
+  }
+}
