@@ -100,7 +100,7 @@ json event_json(const CaseEvent& e) {
     j["per_interpreter"] = e.per_interpreter;
   }
   if (!e.note.empty()) j["note"] = e.note;
-  j["outcome"] = e.outcome;
+  if (e.outcome_json.empty()) j["outcome"] = e.outcome;  // else spliced in as it is (line_of)
   return j;
 }
 
@@ -132,16 +132,30 @@ json event_json(const RunnerErrorEvent& e) {
 
 }  // namespace
 
+namespace {
+
+// `j` as one line, with a case event's outcome_json spliced in as its last member.
+std::string line_of(const json& j, const Event& event) {
+  std::string line = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  const auto* c = std::get_if<CaseEvent>(&event);
+  if (c && !c->outcome_json.empty() && !line.empty() && line.back() == '}') {
+    line.pop_back();
+    line += ",\"outcome\":" + c->outcome_json + "}";
+  }
+  return line;
+}
+
+}  // namespace
+
 std::string encode(const Event& event) {
-  const json j = std::visit([](const auto& e) { return event_json(e); }, event);
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return line_of(std::visit([](const auto& e) { return event_json(e); }, event), event);
 }
 
 std::string encode(const Event& event, const Envelope& from) {
   json j = std::visit([](const auto& e) { return event_json(e); }, event);
   j["pid"] = from.pid;
   j["token"] = from.token;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return line_of(j, event);
 }
 
 // ---- decoding: absent (or null) fields keep their defaults; a present field of the wrong type is an error ----

@@ -362,6 +362,7 @@ def _threads_alive(threading):
 
 def _finish():
     threading = sys.modules.get("threading")
+    gil = _state["gil_enabled_after"] = _gil_enabled()  # the runner reads it here, not from the outcome
     result = _recorded_plain("result", _state["result"]) if _state["has_result"] else "null"
     metrics = _recorded_plain("metrics", _state["metrics"]) or "{}"
     marks = _recorded_plain("marks", _state["marks"]) or "[]"
@@ -371,7 +372,7 @@ def _finish():
         "exit_code": _state["exit_code"],
         "gil_enabled_before": _state.get("gil_enabled_before"),
         "import_ns": _state.get("import_ns"),
-        "gil_enabled": _gil_enabled(),
+        "gil_enabled": gil,
         "gil_forced": _gil_forced(),
         "gil_reenabled_by": _state["gil_reenabled_by"],
         "threads_alive": _threads_alive(threading),
@@ -516,7 +517,9 @@ def _record_exit(exc):
     if code is None:
         _state["exit_code"] = 0
     elif isinstance(code, int):
-        _state["exit_code"] = code
+        # As python exits: a code no C long holds is -1 (status 255); True is 1.
+        code = int(code)
+        _state["exit_code"] = code if -9223372036854775808 <= code <= 9223372036854775807 else -1
     else:
         try:
             print(code, file=sys.stderr)

@@ -103,4 +103,30 @@ std::string Bootstrap::finish() {
   return s ? std::string(s) : std::string();
 }
 
+namespace {
+// _state[key] of the bootstrap's namespace `ns` (borrowed), or nullptr.
+py::PyObject* state_item(const py::Api& api, py::PyObject* ns, const char* key) {
+  py::PyObject* state = ns ? api.PyDict_GetItemString(ns, "_state") : nullptr;
+  return state ? api.PyDict_GetItemString(state, key) : nullptr;
+}
+}  // namespace
+
+std::int64_t Bootstrap::exit_code() const {
+  py::PyObject* code = state_item(api_, ns_.get(), "exit_code");
+  const long v = code ? api_.PyLong_AsLong(code) : 1;
+  if (v == -1 && api_.PyErr_Occurred()) api_.PyErr_Clear();
+  return v;
+}
+
+std::optional<bool> Bootstrap::gil_enabled_after() const {
+  py::PyObject* on = state_item(api_, ns_.get(), "gil_enabled_after");
+  if (!on) return std::nullopt;
+  const long v = api_.PyLong_AsLong(on);  // a bool is an int
+  if (v == -1 && api_.PyErr_Occurred()) {
+    api_.PyErr_Clear();
+    return std::nullopt;
+  }
+  return v != 0;
+}
+
 }  // namespace gilhost

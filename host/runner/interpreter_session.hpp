@@ -1,6 +1,7 @@
 #pragma once
 // The bootstrap inside one interpreter: its namespace, its phases, and what the interpreter says of its
 // GIL. (The interpreters themselves: runner/scoped_interpreter.)
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,10 @@ class Bootstrap {
   bool call(const char* phase);
   // The JSON outcome from _finish(); empty on failure.
   std::string finish();
+  // What _finish() left for the runner: the case's exit status (SystemExit's code, 1 for an exception) and
+  // whether the GIL was on at its end (nullopt: not said).
+  std::int64_t exit_code() const;
+  std::optional<bool> gil_enabled_after() const;
 
  private:
   const py::Api& api_;

@@ -148,33 +148,31 @@ int run_in_main(const gilhost::py::Api& api, const gilhost::RunnerSpec& spec, co
   const gilhost::CpuUsage after = gilhost::CpuUsage::now();
   if (!ran) fail(events, Stage::bootstrap, "_run failed (traceback on stderr)");
 
-  const std::string outcome = boot.finish();
-  if (outcome.empty()) fail(events, Stage::bootstrap, "_finish failed (traceback on stderr)");
-  std::string why;
-  std::optional<gilhost::protocol::Outcome> decoded = gilhost::protocol::decode_outcome(outcome, why);
-  if (!decoded) fail(events, Stage::bootstrap, "_finish's outcome cannot be read: " + why);
   gilhost::protocol::CaseEvent event;
+  event.outcome_json = boot.finish();  // gilhost decodes it
+  if (event.outcome_json.empty()) fail(events, Stage::bootstrap, "_finish failed (traceback on stderr)");
+  const std::int64_t exit_code = boot.exit_code();
+  const bool gil_on_at_end = boot.gil_enabled_after().value_or(false);
   event.mode = gilhost::protocol::RunMode::embed;
   event.start_ns = start;
   event.end_ns = end;
   event.wall_ns = end - start;
   event.prepare_ns = prepare_ns;
   event.cpu = gilhost::cpu_delta(before, after);
-  event.outcome = std::move(*decoded);
   startup.stamp(event);
   event.bootstrap_ns = startup.bootstrap_ns + namespace_ns;  // reading its code, then running it in a namespace
   events.send(event);
   // A free-threaded build's GIL turned on during the case (an extension without Py_mod_gil): located now,
   // for the whole run (the interpreter's GIL does not move).
-  if (gil_off_at_start && event.outcome.gil_enabled.value_or(false)) {
+  if (gil_off_at_start && gil_on_at_end) {
     gilhost::protocol::GilEvent again = gilhost::locate_gil(api, 0);
     again.after_case = true;
     events.send(again);
   }
   // Interpreters the script made (own GILs, on a build with one): not located.
-  if (spec.locate_gil && (!gil_off_at_start || event.outcome.gil_enabled.value_or(false)))
+  if (spec.locate_gil && (!gil_off_at_start || gil_on_at_end))
     if (const auto others = gilhost::script_interpreters(api)) events.send(*others);
-  return static_cast<int>(event.outcome.exit_code);
+  return static_cast<int>(exit_code);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sandbox.hpp"
+#include "util/subprocess.hpp"
 
 using e2e::Sandbox;
 using nlohmann::json;
@@ -140,29 +141,44 @@ def delete_starter():
     import _thread
     del _thread.start_new_thread
     return "deleted"
+
+
+def huge_exit():
+    sys.exit(2 ** 70)
 )PY";
 
 }  // namespace
 
-TEST_CASE("a script that replaced threading or deleted _thread's starter keeps its outcome", "[e2e][shutdown][hostile]") {
+TEST_CASE("a script that replaced threading, deleted _thread's starter or exits with a huge code keeps its outcome",
+          "[e2e][shutdown][hostile]") {
   for (const auto& b : e2e::shared_builds()) {
     INFO(b.label);
     Sandbox sb("shutdown-hostile");
     e2e::write_text(sb.dir / "h.py", kHostileScript);
     e2e::write_text(sb.dir / "x.toml", "[experiment]\nname = \"x\"\nscript = \"h.py\"\nrepeat = 1\nwarmup = 0\n\n"
                                        "[[case]]\nname = \"swap\"\ncall = \"swap_threading\"\n\n"
-                                       "[[case]]\nname = \"delete\"\ncall = \"delete_starter\"\n");
+                                       "[[case]]\nname = \"delete\"\ncall = \"delete_starter\"\n\n"
+                                       "[[case]]\nname = \"huge\"\ncall = \"huge_exit\"\n");
+    // As python exits: a SystemExit code no C long holds is status 255.
+    const auto plain = gilhost::run_capture({b.executable, "-c", "import sys; sys.exit(2 ** 70)"}, 60);
     const auto r = sb.gilhost("run x.toml -p " + b.label + " --no-lock -o a.jsonl");
     INFO(r.out << r.err);
-    REQUIRE(r.exit_code == 0);
     int runs = 0;
     for (const json& line : e2e::json_lines(sb.dir / "a.jsonl")) {
       if (line.value("type", "") != "run") continue;
       INFO(line.dump());
       ++runs;
+      const std::string name = line.value("case", "");
+      if (name == "huge") {
+        CHECK(line.value("status", "") == "error");
+        CHECK(line.value("exit_code", 0) == plain.exit_code);
+        CHECK(line.value("error", json()).is_null());  // the script's exit, not the runner's failure
+        continue;
+      }
       CHECK(line.value("status", "") == "ok");
-      CHECK(line.value("result", "") == (line.value("case", "") == "swap" ? "swapped" : "deleted"));
+      CHECK(line.value("result", "") == (name == "swap" ? "swapped" : "deleted"));
     }
-    CHECK(runs == 2);
+    CHECK(runs == 3);
+    CHECK(plain.exit_code == 255);
   }
 }

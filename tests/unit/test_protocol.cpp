@@ -147,6 +147,27 @@ TEST_CASE("protocol: every event survives encode then decode", "[protocol]") {
   CHECK(err.message == "libpython lacks Py_X");
 }
 
+TEST_CASE("protocol: the runner's case event carries the bootstrap's outcome text as it is", "[protocol]") {
+  protocol::CaseEvent e;
+  e.start_ns = 100;
+  e.end_ns = 350;
+  e.wall_ns = 250;
+  // _finish's text: not decoded by the runner, spliced in, decoded by gilhost as any outcome.
+  e.outcome_json = nlohmann::json(sample_outcome()).dump();
+  const std::string with_envelope = protocol::encode(e, {77, "tok"});
+  CHECK(with_envelope.find('\n') == std::string::npos);
+  const json parsed = json::parse(with_envelope);
+  CHECK(parsed.at("pid") == 77);
+  CHECK(parsed.at("token") == "tok");
+  const auto back = decoded<protocol::CaseEvent>(with_envelope);
+  CHECK(back.wall_ns == 250);
+  CHECK(back.outcome_json.empty());  // decoding fills `outcome`
+  CHECK(nlohmann::json(back.outcome) == nlohmann::json(sample_outcome()));
+  // Text that is no JSON makes the line unreadable, with why: never a case without its outcome.
+  e.outcome_json = "{\"has_result\": tru";
+  CHECK_FALSE(why_not(protocol::encode(e)).empty());
+}
+
 TEST_CASE("protocol: a line that is no event says why", "[protocol]") {
   CHECK(why_not("not json") == "not a JSON object");
   CHECK(why_not("[1,2]") == "not a JSON object");
