@@ -12,7 +12,7 @@ namespace {
 // Kept free of imports that the interpreter has not already made at start-up (json, re, runpy, types),
 // so the host adds as little fixed cost per run as possible. Results are encoded by a small JSON writer.
 constexpr char kBootstrap[] = R"PY(
-import sys, os, time
+import sys, os, time, _thread  # all four loaded by start-up: held here whatever the script does to sys.modules
 
 
 _state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
@@ -181,7 +181,6 @@ def _watch_thread_names():
     # starter is wrapped in both; a thread records its name as it starts, however short it lives, and when
     # it was started and what it used as it ends (_thread_ended): the sampler misses most threads that
     # live a few ms, and the host closes what it saw of each with these exact figures.
-    import _thread
     names = _state["thread_names"]
     ends = _state["thread_ends"]
     clock = time.monotonic_ns
@@ -219,7 +218,6 @@ def _watch_thread_names():
 
 def _thread_names():
     # [[native_id, name], ...]: every thread seen starting, renamed as the live ones are named at the end.
-    import _thread
     names = _state["thread_names"]
     names[_thread.get_native_id()] = "MainThread"
     threading = sys.modules.get("threading")
@@ -378,7 +376,7 @@ def _finish():
         "threads_alive": _threads_alive(threading),
         "python_version": "%d.%d.%d" % sys.version_info[:3],
         "thread_names": _thread_names(),
-        "main_native_id": __import__("_thread").get_native_id(),
+        "main_native_id": _thread.get_native_id(),
         "thread_ends_dropped": _state["thread_ends_dropped"][0],
     }
     # The keys are ours and plain: written as they are.

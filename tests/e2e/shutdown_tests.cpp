@@ -145,11 +145,16 @@ def delete_starter():
 
 def huge_exit():
     sys.exit(2 ** 70)
+
+
+def hide_thread_module():
+    sys.modules["_thread"] = None
+    return "hidden"
 )PY";
 
 }  // namespace
 
-TEST_CASE("a script that replaced threading, deleted _thread's starter or exits with a huge code keeps its outcome",
+TEST_CASE("a script that replaced threading or _thread, deleted a starter or exits with a huge code keeps its outcome",
           "[e2e][shutdown][hostile]") {
   for (const auto& b : e2e::shared_builds()) {
     INFO(b.label);
@@ -158,7 +163,8 @@ TEST_CASE("a script that replaced threading, deleted _thread's starter or exits 
     e2e::write_text(sb.dir / "x.toml", "[experiment]\nname = \"x\"\nscript = \"h.py\"\nrepeat = 1\nwarmup = 0\n\n"
                                        "[[case]]\nname = \"swap\"\ncall = \"swap_threading\"\n\n"
                                        "[[case]]\nname = \"delete\"\ncall = \"delete_starter\"\n\n"
-                                       "[[case]]\nname = \"huge\"\ncall = \"huge_exit\"\n");
+                                       "[[case]]\nname = \"huge\"\ncall = \"huge_exit\"\n\n"
+                                       "[[case]]\nname = \"hide\"\ncall = \"hide_thread_module\"\n");
     // As python exits: a SystemExit code no C long holds is status 255.
     const auto plain = gilhost::run_capture({b.executable, "-c", "import sys; sys.exit(2 ** 70)"}, 60);
     const auto r = sb.gilhost("run x.toml -p " + b.label + " --no-lock -o a.jsonl");
@@ -176,9 +182,9 @@ TEST_CASE("a script that replaced threading, deleted _thread's starter or exits 
         continue;
       }
       CHECK(line.value("status", "") == "ok");
-      CHECK(line.value("result", "") == (name == "swap" ? "swapped" : "deleted"));
+      CHECK(line.value("result", "") == (name == "swap" ? "swapped" : name == "hide" ? "hidden" : "deleted"));
     }
-    CHECK(runs == 3);
+    CHECK(runs == 4);
     CHECK(plain.exit_code == 255);
   }
 }
