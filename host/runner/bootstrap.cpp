@@ -12,7 +12,7 @@ namespace {
 // Kept free of imports that the interpreter has not already made at start-up (json, re, runpy, types),
 // so the host adds as little fixed cost per run as possible. Results are encoded by a small JSON writer.
 constexpr char kBootstrap[] = R"PY(
-import sys, os, time, _thread  # all four loaded by start-up: held here whatever the script does to sys.modules
+import sys, os, time, marshal, _thread  # all loaded by start-up: held whatever the script does to sys.modules
 
 
 _state = {"result": None, "has_result": False, "error": None, "metrics": {}, "marks": [],
@@ -87,7 +87,7 @@ def _cold(name):
     # use. In exec mode, and in a runner that compiled the bootstrap whole, it has run already.
     g = globals()
     if name not in g:
-        exec(__import__("marshal").loads(g.pop("_cold_code")), g)
+        exec(marshal.loads(g.pop("_cold_code")), g)
     return g[name]
 
 

@@ -149,7 +149,8 @@ def huge_exit():
 
 def hide_thread_module():
     sys.modules["_thread"] = None
-    return "hidden"
+    sys.modules["marshal"] = None  # the bootstrap's cold part, which a value JSON cannot hold as it is needs
+    return {"hidden": float("nan")}
 )PY";
 
 }  // namespace
@@ -182,7 +183,8 @@ TEST_CASE("a script that replaced threading or _thread, deleted a starter or exi
         continue;
       }
       CHECK(line.value("status", "") == "ok");
-      CHECK(line.value("result", "") == (name == "swap" ? "swapped" : name == "hide" ? "hidden" : "deleted"));
+      if (name == "hide") CHECK(line.at("result").contains("hidden"));
+      else CHECK(line.value("result", "") == (name == "swap" ? "swapped" : "deleted"));
     }
     CHECK(runs == 4);
     CHECK(plain.exit_code == 255);
