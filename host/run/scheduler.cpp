@@ -508,9 +508,10 @@ void SessionRun::show_start(const PlannedRun& run) {
 }
 
 ChildRequest SessionRun::request_for(const PlannedRun& run) {
-  // Its spec's JSON was ~40 us of the time between two runs: made once a cell.
-  auto argv = argv_of_cell_.find({run.c, run.interp});
-  if (argv == argv_of_cell_.end()) argv = argv_of_cell_.emplace(std::make_pair(run.c, run.interp), cell_argv(ex_, run, options_)).first;
+  // The same for every run of a cell: made once (its spec's JSON is not built again between two runs).
+  const std::pair<const Case*, const Interpreter*> cell{run.c, run.interp};
+  auto argv = argv_of_cell_.find(cell);
+  if (argv == argv_of_cell_.end()) argv = argv_of_cell_.emplace(cell, cell_argv(ex_, run, options_)).first;
   ChildRequest req = child_request(ex_, argv->second, options_, run.interp->gil_forced ? gil_env_ : env_);
   if (!req.argv.empty() && req.argv[0] == options_.runner_path) req.exec_fd = runner_.get();  // not exec mode's python
   if (options_.on_tick)

@@ -120,8 +120,8 @@ def _put_back():
     # The originals back where our wrappers still stand (a script's own wrapper over ours is left alone).
     # A wrapper left in _thread or _imp keeps this whole namespace alive until Py_FinalizeEx clears those
     # modules, late, and finalising then took ~0.15 ms longer a run (docs/performance.md). What the
-    # wrappers gather has gone out with the outcome by now.
-    # threading, when the script imported it after we wrapped _thread, holds the starter as its own too.
+    # wrappers gather has gone out with the outcome by now. threading holds _thread's starters as its own
+    # too (wrapped with them, or taken as the script imported it after we wrapped): put back with them.
     threading = sys.modules.get("threading")
     wrapped = _state["wrapped"]
     while wrapped:
@@ -213,7 +213,7 @@ def _watch_thread_names():
             return _start(named(function), *args, **kwargs)
         _wrap(_thread, attr, wrapped)
         if threading is not None and getattr(threading, "_" + attr, None) is start:
-            _wrap(threading, "_" + attr, wrapped)
+            setattr(threading, "_" + attr, wrapped)  # _put_back puts threading's copy back with _thread's
 
 
 def _thread_names():

@@ -19,15 +19,6 @@ std::optional<bool> gil_enabled_now(const py::Api& api) {
 }
 
 namespace {
-// The objects the bootstrap makes (its code, functions and spec: about 120 containers) must not bring
-// forward a garbage collection that `python script.py` would not have made. Start-up leaves the young
-// generation close to its threshold on some builds (3.14.7: 1,941 of 2,000; 3.9 and 3.12 within 130 of
-// 700), and the bootstrap tipped it over: a young collection of every object start-up made, 0.2-0.3 ms of
-// each run (docs/performance.md). gc.freeze() then gc.unfreeze() moves those objects to the oldest
-// generation unexamined (a collection here would find them all alive) and sets the counts to zero, so the
-// script's import and the case start from a young generation as empty as that collection would have left
-// it. They stay collectable. A free-threaded build is left alone: its freeze walks the whole heap (0.1 ms)
-// and keeps the count, and its start-up leaves it far from the threshold (3.14.7t: 1,063 of 2,000).
 // The gc module, made by `_imp` as the import system makes a built-in module but without the import
 // system's Python code (`import gc` was 42 us of every run: start-up does not import gc) and without
 // putting it in sys.modules, so the script finds sys.modules as `python` leaves it. 3.9's gc is a
@@ -50,6 +41,15 @@ py::Ref gc_module(const py::Api& api) {
   return py::Ref(api, api.PyImport_ImportModule("gc"));
 }
 
+// The objects the bootstrap makes (its code, functions and spec: about 120 containers) must not bring
+// forward a garbage collection that `python script.py` would not have made. Start-up leaves the young
+// generation close to its threshold on some builds (3.14.7: 1,941 of 2,000; 3.9 and 3.12 within 130 of
+// 700), and the bootstrap tipped it over: a young collection of every object start-up made, 0.2-0.3 ms of
+// each run (docs/performance.md). gc.freeze() then gc.unfreeze() moves those objects to the oldest
+// generation unexamined (a collection here would find them all alive) and sets the counts to zero, so the
+// script's import and the case start from a young generation as empty as that collection would have left
+// it. They stay collectable. A free-threaded build is left alone: its freeze walks the whole heap (0.1 ms)
+// and keeps the count, and its start-up leaves it far from the threshold (3.14.7t: 1,063 of 2,000).
 void start_gc_counts_afresh(const py::Api& api, bool free_threaded) {
   if (free_threaded) return;
   const py::Ref gc = gc_module(api);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sandbox.hpp"
+#include "util/strings.hpp"
 #include "util/subprocess.hpp"
 
 using e2e::Sandbox;
@@ -61,14 +62,7 @@ def replace_starter():
 )PY";
 
 std::vector<std::string> report_lines(const Sandbox& sb) {
-  std::vector<std::string> lines;
-  std::string all = e2e::read_text(sb.dir / "report.txt");
-  for (std::size_t at = 0, nl; at < all.size(); at = nl + 1) {
-    nl = all.find('\n', at);
-    if (nl == std::string::npos) nl = all.size();
-    lines.push_back(all.substr(at, nl - at));
-  }
-  return lines;
+  return gilhost::split(gilhost::trim(e2e::read_text(sb.dir / "report.txt")), '\n');
 }
 
 // The run's record (one run) and the report its atexit wrote.
