@@ -132,8 +132,8 @@ struct CaseEvent {
   CpuDelta cpu;
   Outcome outcome;
   // The runner's main-interpreter case: the outcome as the bootstrap's _finish wrote it (JSON), sent in
-  // place of `outcome` and decoded by gilhost alone (decoding and encoding it again was ~0.04 ms of each
-  // run). Never set by decoding.
+  // place of `outcome` and decoded by gilhost alone (the runner decoded it in 21 us and encoded its case
+  // event in 27, timed in a scratch build). Never set by decoding.
   std::string outcome_json;
   // subinterpreters only
   int subinterpreters = 0;
