@@ -20,6 +20,8 @@ bool Api::load(const SharedLibrary& lib, std::string& error) {
   GILHOST_REQUIRED(Py_FinalizeEx);
   GILHOST_REQUIRED(Py_DecodeLocale);
   GILHOST_REQUIRED(PyMem_RawFree);
+  GILHOST_REQUIRED(PyPreConfig_InitPythonConfig);
+  GILHOST_REQUIRED(Py_PreInitialize);
   GILHOST_OPTIONAL(Py_SetProgramName);
   GILHOST_OPTIONAL(PyInitConfig_Create);
   GILHOST_OPTIONAL(PyInitConfig_Free);
@@ -55,6 +57,9 @@ bool Api::load(const SharedLibrary& lib, std::string& error) {
   GILHOST_REQUIRED(Py_GetVersion);
   GILHOST_REQUIRED(Py_CompileStringExFlags);
   GILHOST_REQUIRED(PyEval_EvalCode);
+  GILHOST_REQUIRED(Py_CompileStringObject);
+  GILHOST_REQUIRED(PyCFunction_NewEx);
+  GILHOST_REQUIRED(PyTuple_GetItem);
   GILHOST_REQUIRED(PyMarshal_ReadObjectFromString);
   GILHOST_REQUIRED(PyMarshal_WriteObjectToString);
   GILHOST_REQUIRED(PyEval_SaveThread);

@@ -35,6 +35,20 @@ struct PyInterpreterConfig {
   int check_multi_interp_extensions;
   int gil;  // 0 default, 1 shared, 2 own
 };
+// PyPreConfig (Include/cpython/initconfig.h): ten ints in 3.8-3.14 on Linux. Only CPython's own
+// functions fill and read it, so the runner holds it as room enough for any of them.
+struct PyPreConfigStorage {
+  alignas(8) unsigned char bytes[256] = {};
+};
+// PyMethodDef (Include/methodobject.h), the same since Python 2: a C function for Python to call.
+using PyCFunction = PyObject* (*)(PyObject* self, PyObject* args);
+struct PyMethodDef {
+  const char* ml_name;
+  PyCFunction ml_meth;
+  int ml_flags;
+  const char* ml_doc;
+};
+constexpr int kMethVarargs = 0x0001;  // METH_VARARGS
 constexpr int kSharedGil = 1;
 constexpr int kOwnGil = 2;
 constexpr int kFileInput = 257;  // Py_file_input
@@ -46,6 +60,9 @@ struct Api {
   int (*Py_FinalizeEx)() = nullptr;
   wchar_t* (*Py_DecodeLocale)(const char*, std::size_t*) = nullptr;
   void (*PyMem_RawFree)(void*) = nullptr;
+  // Pre-initialisation as `python` makes it (3.8+): the locale, C-locale coercion and UTF-8 mode.
+  void (*PyPreConfig_InitPythonConfig)(PyPreConfigStorage*) = nullptr;
+  PyStatus (*Py_PreInitialize)(const PyPreConfigStorage*) = nullptr;
   // Program name before 3.14 (deprecated there, so preferred only when PyInitConfig is absent).
   void (*Py_SetProgramName)(const wchar_t*) = nullptr;
   // PEP 741 (3.14+): opaque configuration, exported functions only.
@@ -88,6 +105,10 @@ struct Api {
   // Code: compiled once per build, then kept marshalled (runner/bootstrap_code).
   PyObject* (*Py_CompileStringExFlags)(const char*, const char*, int, void*, int) = nullptr;
   PyObject* (*PyEval_EvalCode)(PyObject*, PyObject*, PyObject*) = nullptr;
+  // A script compiled as `python script.py` compiles it (runner/script_compiler).
+  PyObject* (*Py_CompileStringObject)(const char*, PyObject*, int, void*, int) = nullptr;
+  PyObject* (*PyCFunction_NewEx)(PyMethodDef*, PyObject*, PyObject*) = nullptr;
+  PyObject* (*PyTuple_GetItem)(PyObject*, std::ptrdiff_t) = nullptr;  // borrowed
   PyObject* (*PyMarshal_ReadObjectFromString)(const char*, std::ptrdiff_t) = nullptr;
   PyObject* (*PyMarshal_WriteObjectToString)(PyObject*, int) = nullptr;
 

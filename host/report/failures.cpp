@@ -87,9 +87,11 @@ std::vector<std::string> last_lines(const std::string& text, std::size_t n) {
 bool case_never_started(const RunRecord& r) {
   if (r.status != RunStatus::error) return false;
   if (r.wall_ns <= 0) return true;
-  // The runner's frames are in <gilhost-bootstrap>: the last of them says which phase raised.
+  // The runner's frames are in <gilhost-bootstrap>: in the last traceback, the first of them is the phase
+  // that raised (_prepare or _run; those it called, such as _compile, follow it).
   const std::string frame = "File \"<gilhost-bootstrap>\"";
-  const std::size_t at = r.stderr_text.rfind(frame);
+  const std::size_t block = r.stderr_text.rfind("Traceback (most recent call last):");
+  const std::size_t at = r.stderr_text.find(frame, block == std::string::npos ? 0 : block);
   if (at == std::string::npos) return false;
   const std::size_t end = r.stderr_text.find('\n', at);
   return ends_with(r.stderr_text.substr(at, end == std::string::npos ? std::string::npos : end - at), "in _prepare");

@@ -249,6 +249,37 @@ def _check_not_shadowed(name, script):
                       "(%s); rename the script" % (script, name, where or "built in"))
 
 
+def _compile(data, path):
+    # compile(data, path, "exec", dont_inherit=True) as `python script.py` compiles its script: by the C API
+    # (Py_CompileStringObject, the runner's _compile_c). The builtin's first call in a process makes the
+    # ast module's ~120 classes (its PyAST_Check), 1.2-2.2 ms that python never spends on a script.
+    # The builtin where the runner is not (exec mode) and for what the C call cannot take (a NUL byte).
+    compile_c = globals().get("_compile_c")
+    if compile_c is not None and type(data) is bytes and type(path) is str and b"\0" not in data:
+        return compile_c(data, path)
+    return compile(data, path, "exec", dont_inherit=True)
+
+
+def _source_to_code(data, path, *, _optimize=-1):
+    # The import system's SourceLoader.source_to_code through _compile, for a script imported from its
+    # source (no bytecode cached yet, or none written: PYTHONDONTWRITEBYTECODE, a read-only folder).
+    if _optimize != -1:
+        return compile(data, path, "exec", dont_inherit=True, optimize=_optimize)
+    return _compile(data, path)
+
+
+def _exec_script(loader, module):
+    # loader.exec_module(module), with our _source_to_code on the loader while it gets the code.
+    if type(loader) is not sys.modules["_frozen_importlib_external"].SourceFileLoader:
+        return loader.exec_module(module)
+    loader.source_to_code = _source_to_code
+    try:
+        code = loader.get_code(module.__name__)
+    finally:
+        del loader.source_to_code
+    exec(code, module.__dict__)
+
+
 def _import_script(name, script):
     # The script by its path, as importlib.util.spec_from_file_location and exec_module do: no search of
     # sys.path (a package of the same name beside it is not taken for it, and its folder is not listed),
@@ -260,7 +291,7 @@ def _import_script(name, script):
     module = sys.modules["_frozen_importlib"].module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        _exec_script(spec.loader, module)
     except BaseException:
         if sys.modules.get(name) is module:
             del sys.modules[name]
@@ -317,7 +348,7 @@ def _prepare():
             sys.argv[0] = spec.origin
         else:
             with open(script, "rb") as f:
-                _state["code"] = compile(f.read(), script, "exec")
+                _state["code"] = _compile(f.read(), script)
     except SystemExit as exc:
         _cold("_record_exit")(exc)
     except BaseException as exc:

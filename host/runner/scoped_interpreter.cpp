@@ -5,9 +5,27 @@
 
 namespace gilhost {
 
+namespace {
+// The runtime pre-initialised as `python` does it (Py_BytesMain: PyPreConfig_InitPythonConfig), before
+// anything else: Py_InitializeEx alone takes the "compat" pre-configuration, which ignores PYTHONUTF8 and
+// neither coerces the C locale (PEP 538) nor turns UTF-8 mode on in it (PEP 540), so a script saw ASCII
+// file names and streams under LC_ALL=C where `python` gives UTF-8. Py_InitializeEx keeps what is set
+// here. It also sets LC_CTYPE before Py_DecodeLocale runs, which in the unset "C" locale probes mbstowcs
+// byte by byte (~0.05 ms of every run).
+std::string pre_initialize(const py::Api& api) {
+  py::PyPreConfigStorage preconfig;
+  api.PyPreConfig_InitPythonConfig(&preconfig);
+  const py::PyStatus status = api.Py_PreInitialize(&preconfig);
+  if (status.type == 0) return {};
+  return std::string("Python pre-initialisation failed: ") + (status.err_msg ? status.err_msg : "unknown error");
+}
+}  // namespace
+
 ScopedInterpreter::ScopedInterpreter(const py::Api& api, const std::string& executable)
     : api_(api), program_name_(nullptr, RawFree{&api}) {
   if (api.Py_SetProgramName) {
+    error_ = pre_initialize(api);
+    if (!error_.empty()) return;
     program_name_.reset(api.Py_DecodeLocale(executable.c_str(), nullptr));
     if (!program_name_) {
       error_ = "cannot decode the interpreter path " + executable;

@@ -44,9 +44,11 @@ struct Sandbox {
     std::filesystem::remove_all(dir, ec);
   }
   // gilhost ARGS (shell words) run in the sandbox.
-  gilhost::Captured gilhost(const std::string& args) const {
-    const std::string cmd = "cd '" + dir.string() + "' && XDG_CACHE_HOME='" + (dir / "cache").string() + "' exec '" +
-                            GILHOST_BINARY + "' " + args;
+  gilhost::Captured gilhost(const std::string& args) const { return gilhost_in_env("", args); }
+  // The same with the environment changed as `env ENV_WORDS` changes it ("LC_ALL=C", "-u LANG").
+  gilhost::Captured gilhost_in_env(const std::string& env_words, const std::string& args) const {
+    const std::string cmd = "cd '" + dir.string() + "' && exec env " + env_words + " XDG_CACHE_HOME='" +
+                            (dir / "cache").string() + "' '" + GILHOST_BINARY + "' " + args;
     return gilhost::run_capture({"bash", "-c", cmd}, 600);
   }
 };

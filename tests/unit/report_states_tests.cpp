@@ -276,6 +276,15 @@ TEST_CASE("a case never started: an error raised in _prepare or with no wall tim
   RunRecord r = run_of("x", "3.12.1", RunStatus::error);
   r.stderr_text = "Traceback (most recent call last):\n  File \"<gilhost-bootstrap>\", line 352, in _run\n  File \"x.py\", line 1, in <module>\nValueError\n";
   CHECK_FALSE(case_never_started(r));
+  // The phase is the first runner frame of the last traceback: what _prepare called may raise below it.
+  RunRecord compiled = run_of("x", "3.12.1", RunStatus::error);
+  compiled.stderr_text = "Traceback (most recent call last):\n  File \"<gilhost-bootstrap>\", line 338, in _prepare\n"
+                         "  File \"<gilhost-bootstrap>\", line 247, in _compile\n  File \"x.py\", line 1\nSyntaxError: x\n";
+  CHECK(case_never_started(compiled));
+  // An earlier traceback of _prepare's printed before the case's own: the case's is the one read.
+  RunRecord both = run_of("x", "3.12.1", RunStatus::error);
+  both.stderr_text = compiled.stderr_text + r.stderr_text;
+  CHECK_FALSE(case_never_started(both));
   r.wall_ns = 0;
   CHECK(case_never_started(r));
   RunRecord t = run_of("x", "3.12.1", RunStatus::timeout);

@@ -1,0 +1,111 @@
+// End to end: the runner's interpreter starts and compiles a script as `python script.py` does.
+// - Pre-initialised as python is (runner/scoped_interpreter): the C locale coerced to C.UTF-8 (PEP 538),
+//   UTF-8 mode in it and under PYTHONUTF8=1 (PEP 540). Py_InitializeEx alone ignored both, and a script
+//   saw ASCII file names and streams where python gives UTF-8.
+// - Compiled by the C API (runner/script_compiler), not the builtin compile(), whose first call makes
+//   the ast module's classes: 1.2-2.2 ms of every run that python does not spend. Both where gilhost
+//   compiles the script (main = true) and where the import system does (no bytecode written).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sandbox.hpp"
+#include "util/subprocess.hpp"
+
+using e2e::Sandbox;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kEncodings =
+    "import locale, os, sys\n\n\ndef encodings():\n"
+    "    return {'utf8_mode': sys.flags.utf8_mode, 'filesystem': sys.getfilesystemencoding(),\n"
+    "            'preferred': locale.getpreferredencoding(False), 'stdout': sys.stdout.encoding,\n"
+    "            'lc_ctype': locale.setlocale(locale.LC_CTYPE), 'LC_CTYPE': os.environ.get('LC_CTYPE', '')}\n\n\n"
+    "if __name__ == '__main__':\n    import json\n    print(json.dumps(encodings()))\n";
+
+}  // namespace
+
+TEST_CASE("a script finds the locale and its encodings as python sets them up", "[e2e][as_python]") {
+  const auto builds = e2e::shared_builds();
+  REQUIRE_FALSE(builds.empty());
+  // The C locale (coerced unless LC_ALL says otherwise), UTF-8 mode asked for, and a UTF-8 locale.
+  const std::vector<std::string> envs = {"-u LC_ALL -u LC_CTYPE LANG=C", "LC_ALL=C", "PYTHONUTF8=1", "LC_ALL=C.UTF-8"};
+  for (const auto& b : builds) {
+    Sandbox sb("encodings");
+    e2e::write_text(sb.dir / "enc.py", kEncodings);
+    e2e::write_text(sb.dir / "x.toml", "[experiment]\nname = \"x\"\nscript = \"enc.py\"\nrepeat = 1\nwarmup = 0\n\n"
+                                       "[[case]]\nname = \"e\"\ncall = \"encodings\"\n");
+    for (const std::string& env : envs) {
+      INFO(b.label << " with env " << env);
+      const auto plain = gilhost::run_capture({"bash", "-c", "cd '" + sb.dir.string() + "' && exec env " + env + " '" + b.executable + "' enc.py"}, 60);
+      INFO(plain.err);
+      REQUIRE(plain.exit_code == 0);
+      const json expected = json::parse(plain.out);
+      const auto r = sb.gilhost_in_env(env, "run x.toml -p " + b.label + " --no-lock -o a.jsonl");
+      INFO(r.out << r.err);
+      REQUIRE(r.exit_code == 0);
+      const auto lines = e2e::json_lines(sb.dir / "a.jsonl");
+      int runs = 0;
+      for (const json& line : lines) {
+        if (line.value("type", "") != "run") continue;
+        ++runs;
+        CHECK(line.at("result") == expected);
+      }
+      CHECK(runs == 1);
+      std::filesystem::remove(sb.dir / "a.jsonl");
+    }
+  }
+}
+
+namespace {
+
+// Whether the ast module's classes exist as the script's module-level code runs: a builtin compile() of
+// anything makes them; python's compiling of its script does not.
+constexpr const char* kAst =
+    "AST_MADE = any(c.__name__ == 'AST' for c in object.__subclasses__())\n\n\ndef probe():\n    return AST_MADE\n\n\n"
+    "if __name__ == '__main__':\n    print('ast classes:', AST_MADE)\n";
+
+}  // namespace
+
+TEST_CASE("a script is compiled as python compiles it: the ast module's classes are not made", "[e2e][as_python]") {
+  const auto builds = e2e::shared_builds();
+  REQUIRE_FALSE(builds.empty());
+  for (const auto& b : builds) {
+    INFO(b.label);
+    Sandbox sb("compile");
+    e2e::write_text(sb.dir / "ast_probe.py", kAst);
+    const auto plain = gilhost::run_capture({b.executable, (sb.dir / "ast_probe.py").string()}, 60);
+    REQUIRE(plain.exit_code == 0);
+    // False on most builds; a build whose start-up compiles something (a .pth file's code) says True
+    // under python too, and must under gilhost.
+    const std::string expected = plain.out;
+    REQUIRE((expected == "ast classes: False\n" || expected == "ast classes: True\n"));
+    e2e::write_text(sb.dir / "x.toml", "[experiment]\nname = \"x\"\nscript = \"ast_probe.py\"\nrepeat = 2\nwarmup = 0\n\n"
+                                       "[[case]]\nname = \"imported\"\ncall = \"probe\"\n\n"
+                                       "[[case]]\nname = \"main\"\nmain = true\n");
+    // The first session writes the script's bytecode (its first run compiles); the second writes none, as
+    // under PYTHONDONTWRITEBYTECODE or in a read-only folder: every run compiles.
+    for (const std::string& env : {std::string("-u PYTHONDONTWRITEBYTECODE"), std::string("PYTHONDONTWRITEBYTECODE=1")}) {
+      INFO(env);
+      std::filesystem::remove_all(sb.dir / "__pycache__");
+      const auto r = sb.gilhost_in_env(env, "run x.toml -p " + b.label + " --no-lock -o a.jsonl");
+      INFO(r.out << r.err);
+      REQUIRE(r.exit_code == 0);
+      int runs = 0;
+      for (const json& line : e2e::json_lines(sb.dir / "a.jsonl")) {
+        if (line.value("type", "") != "run") continue;
+        ++runs;
+        INFO(line.dump());
+        if (line.value("case", "") == "imported") CHECK(line.at("result") == (expected == "ast classes: True\n"));
+        else CHECK(line.value("stdout", "") == expected);
+      }
+      CHECK(runs == 4);
+      CHECK(std::filesystem::exists(sb.dir / "__pycache__") == (env[0] == '-'));
+      std::filesystem::remove(sb.dir / "a.jsonl");
+    }
+  }
+}
