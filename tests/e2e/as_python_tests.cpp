@@ -41,7 +41,7 @@ TEST_CASE("a script finds the locale and its encodings as python sets them up", 
                                        "[[case]]\nname = \"e\"\ncall = \"encodings\"\n");
     for (const std::string& env : envs) {
       INFO(b.label << " with env " << env);
-      const auto plain = gilhost::run_capture({"bash", "-c", "cd '" + sb.dir.string() + "' && exec env " + env + " '" + b.executable + "' enc.py"}, 60);
+      const auto plain = e2e::python_script(b, sb, "enc.py", env);
       INFO(plain.err);
       REQUIRE(plain.exit_code == 0);
       const json expected = json::parse(plain.out);
@@ -78,7 +78,7 @@ TEST_CASE("a script is compiled as python compiles it: the ast module's classes 
     INFO(b.label);
     Sandbox sb("compile");
     e2e::write_text(sb.dir / "ast_probe.py", kAst);
-    const auto plain = gilhost::run_capture({b.executable, (sb.dir / "ast_probe.py").string()}, 60);
+    const auto plain = e2e::python_script(b, sb, "ast_probe.py");
     REQUIRE(plain.exit_code == 0);
     // False on most builds; a build whose start-up compiles something (a .pth file's code) says True
     // under python too, and must under gilhost.

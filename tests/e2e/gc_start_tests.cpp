@@ -36,7 +36,7 @@ TEST_CASE("gilhost's start-up work makes no young collection that python's start
     INFO(b.label);
     Sandbox sb("gcstart");
     e2e::write_text(sb.dir / "probe.py", kProbe);
-    const auto plain = gilhost::run_capture({b.executable, (sb.dir / "probe.py").string()}, 60);
+    const auto plain = e2e::python_script(b, sb, "probe.py");
     INFO(plain.err);
     REQUIRE(plain.exit_code == 0);
     const long by_python = std::stol(plain.out);
@@ -86,7 +86,7 @@ TEST_CASE("a script finds sys.modules as python's start-up leaves it", "[e2e][gc
     INFO(b.label);
     Sandbox sb("modules");
     e2e::write_text(sb.dir / "mods.py", kModules);
-    const auto plain = gilhost::run_capture({b.executable, (sb.dir / "mods.py").string()}, 60);
+    const auto plain = e2e::python_script(b, sb, "mods.py");
     REQUIRE(plain.exit_code == 0);
     std::set<std::string> expected = words(plain.out);
     expected.insert({"gilhost", "mods"});

@@ -73,6 +73,14 @@ inline std::vector<SharedBuild> shared_builds() {
   return out;
 }
 
+// `python SCRIPT` of build `b` in the sandbox's folder, as a user runs it there, with the environment
+// changed as `env ENV_WORDS` changes it: what gilhost's runs of SCRIPT are compared with.
+inline gilhost::Captured python_script(const SharedBuild& b, const Sandbox& sb, const std::string& script,
+                                       const std::string& env_words = "") {
+  return gilhost::run_capture(
+      {"bash", "-c", "cd '" + sb.dir.string() + "' && exec env " + env_words + " '" + b.executable + "' " + script}, 60);
+}
+
 // A GIL build that runs embedded: the newest gilhost finds ("" when none).
 inline std::string embeddable_build() {
   static const std::string label = [] {
