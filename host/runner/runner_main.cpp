@@ -17,8 +17,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "runner/cpu_delta.hpp"
 #include "util/clock.hpp"
 #include "protocol/codec.hpp"
@@ -227,7 +225,7 @@ int main(int argc, char** argv) {
 
   gilhost::RunnerSpec spec;
   try {
-    spec = gilhost::RunnerSpec::from_json(nlohmann::json::parse(spec_text));
+    spec = gilhost::RunnerSpec::from_text(spec_text);
   } catch (const std::exception& e) {
     fail(events, Stage::spec, e.what());
   }

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <stdexcept>
+
+#include "config/limits.hpp"
+#include "util/json_reader.hpp"
 #include "util/strings.hpp"
 #include "util/tagged_number.hpp"
 
@@ -71,26 +75,62 @@ nlohmann::json RunnerSpec::to_json() const {
   return j;
 }
 
-RunnerSpec RunnerSpec::from_json(const nlohmann::json& j) {
-  RunnerSpec s;
-  s.libpython = j.value("libpython", "");
-  s.executable = j.at("executable").get<std::string>();
-  s.script = j.at("script").get<std::string>();
-  s.module = j.value("module", "");
-  s.mode = j.value("mode", "call");
-  s.function = j.value("function", "");
-  s.setup = j.value("setup", "");
-  s.kwargs = from_wire(j.value("kwargs", nlohmann::json::object()));
-  s.argv = j.value("argv", std::vector<std::string>{});
-  if (const auto hex = j.find("argv_hex"); hex != j.end() && hex->is_array()) {  // the bytes themselves
-    s.argv.clear();
-    for (const auto& h : *hex) s.argv.push_back(from_hex(h.get<std::string>()));
+namespace {
+[[noreturn]] void spec_error(const std::string& what) { throw std::runtime_error("the spec: " + what); }
+
+const JsonNode* spec_field(const JsonNode& j, const char* key, JsonNode::Kind kind, const char* expected) {
+  const JsonNode* v = j.find(key);
+  if (v && v->kind != kind) spec_error(std::string("'") + key + "' is not " + expected);
+  return v;
+}
+std::string text_at(const JsonNode& j, const char* key, const std::string& absent) {
+  const JsonNode* v = spec_field(j, key, JsonNode::Kind::string, "a string");
+  return v ? v->text : absent;
+}
+bool flag_at(const JsonNode& j, const char* key, bool absent) {
+  const JsonNode* v = spec_field(j, key, JsonNode::Kind::boolean, "true or false");
+  return v ? v->boolean : absent;
+}
+std::vector<std::string> texts_at(const JsonNode& j, const char* key) {
+  std::vector<std::string> out;
+  if (const JsonNode* v = spec_field(j, key, JsonNode::Kind::array, "a list")) {
+    for (const JsonNode& item : v->items) {
+      if (item.kind != JsonNode::Kind::string) spec_error(std::string("'") + key + "' is not a list of strings");
+      out.push_back(item.text);
+    }
   }
-  s.subinterpreters = j.value("subinterpreters", 0);
-  s.gil = j.value("gil", "own");
-  s.free_threaded = j.value("free_threaded", false);
-  s.bootstrap_cache_dir = j.value("bootstrap_cache_dir", "");
-  s.locate_gil = j.value("locate_gil", true);
+  return out;
+}
+}  // namespace
+
+RunnerSpec RunnerSpec::from_text(std::string_view text) {
+  std::string error;
+  const std::optional<JsonNode> j = read_json(text, error);
+  if (!j) spec_error(error);
+  if (j->kind != JsonNode::Kind::object) spec_error("not a JSON object");
+  RunnerSpec s;
+  s.libpython = text_at(*j, "libpython", "");
+  if (!j->find("executable") || !j->find("script")) spec_error("no 'executable' or no 'script'");
+  s.executable = text_at(*j, "executable", "");
+  s.script = text_at(*j, "script", "");
+  s.module = text_at(*j, "module", "");
+  s.mode = text_at(*j, "mode", "call");
+  s.function = text_at(*j, "function", "");
+  s.setup = text_at(*j, "setup", "");
+  if (const JsonNode* k = spec_field(*j, "kwargs", JsonNode::Kind::object, "an object")) s.kwargs = from_wire(to_nlohmann(*k));
+  s.argv = texts_at(*j, "argv");
+  if (j->find("argv_hex")) {  // the bytes themselves
+    s.argv.clear();
+    for (const std::string& h : texts_at(*j, "argv_hex")) s.argv.push_back(from_hex(h));
+  }
+  if (const JsonNode* n = j->find("subinterpreters")) {
+    if (n->kind != JsonNode::Kind::unsigned_integer || n->unsigned_integer > static_cast<std::uint64_t>(limits::kMaxSubinterpreters)) spec_error("'subinterpreters' is not a count");
+    s.subinterpreters = static_cast<int>(n->unsigned_integer);
+  }
+  s.gil = text_at(*j, "gil", "own");
+  s.free_threaded = flag_at(*j, "free_threaded", false);
+  s.bootstrap_cache_dir = text_at(*j, "bootstrap_cache_dir", "");
+  s.locate_gil = flag_at(*j, "locate_gil", true);
   return s;
 }
 

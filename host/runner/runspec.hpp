@@ -1,6 +1,7 @@
 #pragma once
 // What the orchestrator tells the runner child about one measured run (passed as JSON on its argv).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,7 +31,9 @@ struct RunnerSpec {
   // cannot hold (nlohmann writes null): each goes as {"$float": "nan" | "inf" | "-inf"}, and an object key
   // of the case's own that starts with '$' gets a second '$', so no table of the user's reads as one.
   nlohmann::json to_json() const;
-  static RunnerSpec from_json(const nlohmann::json& j);
+  // to_json()'s text read back (util/json_reader: no nlohmann parser in a run's start); std::runtime_error
+  // saying what is wrong otherwise.
+  static RunnerSpec from_text(std::string_view text);
   // The `_spec` dict the Python bootstrap reads.
   nlohmann::json python_spec(int index) const;
 };

@@ -130,7 +130,7 @@ TEST_CASE("setup and cell_budget are read from the experiment file", "[unit][ans
   CHECK(ex.cases[0].setup == "g");
   Interpreter in;
   CHECK(runner_spec(ex.cases[0], in).setup == "g");
-  CHECK(RunnerSpec::from_json(runner_spec(ex.cases[0], in).to_json()).setup == "g");
+  CHECK(RunnerSpec::from_text(runner_spec(ex.cases[0], in).to_json().dump()).setup == "g");
   const Experiment defaults = load_experiment_text("[experiment]\nname = \"s\"\nscript = \"s.py\"\n[[case]]\nname = \"c\"\ncall = \"f\"\n", path, "");
   CHECK(defaults.cell_budget_s == 20);
   CHECK_THROWS_AS(load_experiment_text("[experiment]\nname = \"s\"\nscript = \"s.py\"\n[[case]]\nname = \"c\"\nmain = true\nsetup = \"g\"\n", path, ""),

@@ -198,7 +198,7 @@ TEST_CASE("RunnerSpec: kwargs keep NaN and infinities through the command line's
                  {"dollars", {{"$$x", 1}, {"$", 2}}}};
   const std::string text = spec.to_json().dump();
   CHECK(text.find("null") == std::string::npos);
-  const gilhost::RunnerSpec back = gilhost::RunnerSpec::from_json(json::parse(text));
+  const gilhost::RunnerSpec back = gilhost::RunnerSpec::from_text(text);
   CHECK(std::isnan(back.kwargs["nan"].get<double>()));
   CHECK(back.kwargs["inf"].get<double>() == HUGE_VAL);
   CHECK(back.kwargs["list"][0].get<double>() == -HUGE_VAL);

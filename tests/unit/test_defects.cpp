@@ -430,7 +430,7 @@ TEST_CASE("25.12 arguments after -- reach the script byte for byte, not through 
   const json j = spec.to_json();
   CHECK(j["argv_hex"] == json::array({"ff", "7b787d", "6f6b"}));
   CHECK_NOTHROW(j.dump());
-  CHECK(gilhost::RunnerSpec::from_json(j).argv == argv);  // the runner reads the bytes back
+  CHECK(gilhost::RunnerSpec::from_text(j.dump()).argv == argv);  // the runner reads the bytes back
 }
 
 TEST_CASE("25.14 impossible thread states are left out on read, and no share exceeds 100 %", "[defects][hostile][results]") {

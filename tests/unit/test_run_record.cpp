@@ -176,7 +176,7 @@ TEST_CASE("runner_spec: the runner is told whether the build is free-threaded", 
   CHECK_FALSE(gilhost::runner_spec(f.c, gil_build).free_threaded);
   // And it travels: to the runner (JSON on its argv) and to the Python bootstrap's _spec.
   const auto spec = gilhost::runner_spec(f.c, f.ft);
-  CHECK(gilhost::RunnerSpec::from_json(spec.to_json()).free_threaded);
+  CHECK(gilhost::RunnerSpec::from_text(spec.to_json().dump()).free_threaded);
   CHECK(spec.python_spec(0)["free_threaded"] == true);
 }
 
