@@ -1,7 +1,6 @@
 #include "runner/runspec.hpp"
 
 #include <algorithm>
-
 #include <stdexcept>
 
 #include "config/limits.hpp"
@@ -117,14 +116,17 @@ RunnerSpec RunnerSpec::from_text(std::string_view text) {
   s.mode = text_at(*j, "mode", "call");
   s.function = text_at(*j, "function", "");
   s.setup = text_at(*j, "setup", "");
-  if (const JsonNode* k = spec_field(*j, "kwargs", JsonNode::Kind::object, "an object")) s.kwargs = from_wire(to_nlohmann(*k));
+  if (const JsonNode* k = spec_field(*j, "kwargs", JsonNode::Kind::object, "an object"))
+    s.kwargs = from_wire(to_nlohmann(*k));
   s.argv = texts_at(*j, "argv");
   if (j->find("argv_hex")) {  // the bytes themselves
     s.argv.clear();
     for (const std::string& h : texts_at(*j, "argv_hex")) s.argv.push_back(from_hex(h));
   }
   if (const JsonNode* n = j->find("subinterpreters")) {
-    if (n->kind != JsonNode::Kind::unsigned_integer || n->unsigned_integer > static_cast<std::uint64_t>(limits::kMaxSubinterpreters)) spec_error("'subinterpreters' is not a count");
+    if (n->kind != JsonNode::Kind::unsigned_integer ||
+        n->unsigned_integer > static_cast<std::uint64_t>(limits::kMaxSubinterpreters))
+      spec_error("'subinterpreters' is not a count");
     s.subinterpreters = static_cast<int>(n->unsigned_integer);
   }
   s.gil = text_at(*j, "gil", "own");

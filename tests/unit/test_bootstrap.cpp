@@ -207,3 +207,22 @@ TEST_CASE("RunnerSpec: kwargs keep NaN and infinities through the command line's
   CHECK(back.kwargs["table"] == json({{"$float", "nan"}}));
   CHECK(back.kwargs["dollars"] == json({{"$$x", 1}, {"$", 2}}));
 }
+
+TEST_CASE("RunnerSpec::from_text says what is wrong with a spec", "[bootstrap]") {
+  using gilhost::RunnerSpec;
+  using Catch::Contains;
+  CHECK_THROWS_WITH(RunnerSpec::from_text("{"), Contains("the spec: ") && Contains("at byte 1"));
+  CHECK_THROWS_WITH(RunnerSpec::from_text("[]"), Contains("the spec: not a JSON object"));
+  CHECK_THROWS_WITH(RunnerSpec::from_text(R"({"executable": "/p"})"), Contains("no 'executable' or no 'script'"));
+  const std::string both = R"({"executable": "/p", "script": "/s.py", )";
+  CHECK_THROWS_WITH(RunnerSpec::from_text(both + R"("mode": 5})"), Contains("'mode' is not a string"));
+  CHECK_THROWS_WITH(RunnerSpec::from_text(both + R"("subinterpreters": -1})"), Contains("'subinterpreters' is not a count"));
+  CHECK_THROWS_WITH(RunnerSpec::from_text(both + R"("argv": ["a", 1]})"), Contains("'argv' is not a list of strings"));
+  CHECK_THROWS_WITH(RunnerSpec::from_text(both + R"("locate_gil": 1})"), Contains("'locate_gil' is not true or false"));
+  CHECK_THROWS_WITH(RunnerSpec::from_text(both + R"("kwargs": []})"), Contains("'kwargs' is not an object"));
+  const RunnerSpec s = RunnerSpec::from_text(both + R"("subinterpreters": 3, "locate_gil": false})");
+  CHECK(s.subinterpreters == 3);
+  CHECK_FALSE(s.locate_gil);
+  CHECK(s.mode == "call");  // absent: the default
+  CHECK(s.gil == "own");
+}
