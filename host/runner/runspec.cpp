@@ -75,7 +75,8 @@ nlohmann::json RunnerSpec::to_json() const {
 }
 
 namespace {
-[[noreturn]] void spec_error(const std::string& what) { throw std::runtime_error("the spec: " + what); }
+// The runner reports it at its "spec" stage: what is wrong, not "spec" again.
+[[noreturn]] void spec_error(const std::string& what) { throw std::runtime_error(what); }
 
 const JsonNode* spec_field(const JsonNode& j, const char* key, JsonNode::Kind kind, const char* expected) {
   const JsonNode* v = j.find(key);

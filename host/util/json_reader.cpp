@@ -68,7 +68,8 @@ class Reader {
     for (;;) {
       skip_space();
       std::string key;
-      if (at_ >= s_.size() || s_[at_] != '"') return fail("an object's key is not a string");
+      if (at_ >= s_.size()) return fail("the text ends inside an object");
+      if (s_[at_] != '"') return fail("an object's key is not a string");
       if (!string(key)) return false;
       skip_space();
       if (at_ >= s_.size() || s_[at_] != ':') return fail("no ':' after an object's key");
