@@ -22,6 +22,7 @@ class Reader {
   explicit Reader(std::string_view text) : s_(text) {}
 
   std::optional<JsonNode> document(std::string& error) {
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;  // a UTF-8 byte order mark, skipped as nlohmann does
     JsonNode out;
     if (value(out, 0)) {
       skip_space();
