@@ -249,23 +249,22 @@ def _check_not_shadowed(name, script):
                       "(%s); rename the script" % (script, name, where or "built in"))
 
 
-def _compile(data, path):
+def _compile(data, path, optimize=-1):
     # compile(data, path, "exec", dont_inherit=True) as `python script.py` compiles its script: by the C API
     # (Py_CompileStringObject, the runner's _compile_c). The builtin's first call in a process makes the
     # ast module's ~120 classes (its PyAST_Check), 1.2-2.2 ms that python never spends on a script.
-    # The builtin where the runner is not (exec mode) and for what the C call cannot take (a NUL byte).
+    # The builtin where the runner is not (exec mode) and for what the C call cannot take (a NUL byte, an
+    # -O level of its own).
     compile_c = globals().get("_compile_c")
-    if compile_c is not None and type(data) is bytes and type(path) is str and b"\0" not in data:
+    if compile_c is not None and optimize == -1 and type(data) is bytes and type(path) is str and b"\0" not in data:
         return compile_c(data, path)
-    return compile(data, path, "exec", dont_inherit=True)
+    return compile(data, path, "exec", dont_inherit=True, optimize=optimize)
 
 
 def _source_to_code(data, path, *, _optimize=-1):
     # The import system's SourceLoader.source_to_code through _compile, for a script imported from its
     # source (no bytecode cached yet, or none written: PYTHONDONTWRITEBYTECODE, a read-only folder).
-    if _optimize != -1:
-        return compile(data, path, "exec", dont_inherit=True, optimize=_optimize)
-    return _compile(data, path)
+    return _compile(data, path, _optimize)
 
 
 def _exec_script(loader, module):

@@ -10,8 +10,8 @@ namespace {
 // anything else: Py_InitializeEx alone takes the "compat" pre-configuration, which ignores PYTHONUTF8 and
 // neither coerces the C locale (PEP 538) nor turns UTF-8 mode on in it (PEP 540), so a script saw ASCII
 // file names and streams under LC_ALL=C where `python` gives UTF-8. Py_InitializeEx keeps what is set
-// here. It also sets LC_CTYPE before Py_DecodeLocale runs, which in the unset "C" locale probes mbstowcs
-// byte by byte (~0.05 ms of every run).
+// here. It also sets LC_CTYPE before Py_DecodeLocale runs, which in the unset "C" locale probed mbstowcs
+// byte by byte (233 -> 28 us on the development VM; the start-up as a whole the same within the spread).
 std::string pre_initialize(const py::Api& api) {
   py::PyPreConfigStorage preconfig;
   api.PyPreConfig_InitPythonConfig(&preconfig);
