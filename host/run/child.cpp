@@ -60,8 +60,7 @@ namespace {
 // `fd` as `target` in an exec'd program: dup2, or clear close-on-exec where it is there already.
 void place_fd(int fd, int target) {
   if (fd == target) {
-    const int flags = ::fcntl(fd, F_GETFD);
-    ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+    ::fcntl(fd, F_SETFD, 0);  // FD_CLOEXEC is the only descriptor flag
   } else {
     ::dup2(fd, target);
   }
@@ -110,7 +109,9 @@ struct ExecArgs {
   const int above = std::max({req.event_fd, req.watch_fd, req.token_fd, 2}) + 1;
   auto lift = [above](int fd) { return fd >= 0 && fd < above ? ::fcntl(fd, F_DUPFD_CLOEXEC, above) : fd; };
   const int exec_fd = lift(req.exec_fd);
-  int devnull = ::open("/dev/null", O_RDONLY);
+  // Close-on-exec: its copy at 0 is the program's stdin, and the program has no other (it used to find
+  // /dev/null open at some number of ours as well).
+  int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devnull >= 0) ::dup2(devnull, 0);
   ::dup2(a.out_fd, 1);
   ::dup2(a.err_fd, 2);
@@ -128,7 +129,7 @@ struct ExecArgs {
     // signal above, and no thread or process of the child's to do it.
     ::fcntl(req.watch_fd, F_SETSIG, SIGKILL);
     ::fcntl(req.watch_fd, F_SETOWN, -::getpid());
-    ::fcntl(req.watch_fd, F_SETFL, ::fcntl(req.watch_fd, F_GETFL) | O_ASYNC);
+    ::fcntl(req.watch_fd, F_SETFL, O_ASYNC);  // a new pipe's read end: no other status flag to keep
   }
   if (exec_fd >= 0) ::syscall(SYS_execveat, exec_fd, "", argv, envp, AT_EMPTY_PATH);
   ::execve(argv[0], argv, envp);  // no descriptor, or the kernel would not exec through it
@@ -272,6 +273,13 @@ class ChildRun {
   // The exit status, the output and what the sampler read.
   ChildResult finish();
   ChildResult take_result() { return std::move(res_); }
+  // What must not outlive the run: its process group's slot and watch pipe (it is reaped), and the exact
+  // recorder's kernel events (they would record the next run too). The rest (pipes, pidfd, epoll set,
+  // the sampler's /proc descriptors) is only closed: see ChildResult::descriptors.
+  void end_what_must_end() {
+    group_.reset();
+    exact_.reset();
+  }
 
  private:
   enum Slot { kOut, kErr, kPid };
@@ -311,9 +319,9 @@ class ChildRun {
 };
 
 bool ChildRun::spawn() {
-  out_ = make_pipe();
-  err_ = make_pipe();
-  events_ = make_pipe();
+  out_ = make_pipe_nonblocking_read();
+  err_ = make_pipe_nonblocking_read();
+  events_ = make_pipe_nonblocking_read();
   // Read at the ticks (read_events): room for a run's events between two reads, where a pipe's 64 KiB
   // would hold back a large result a read for each 64 KiB. As large as the system allows unprivileged.
   ::fcntl(events_.read.get(), F_SETPIPE_SZ, 1 << 20);
@@ -363,7 +371,6 @@ bool ChildRun::spawn() {
   events_.write.reset();
   watch_pipe.read.reset();
   token_pipe.read.reset();
-  for (int fd : {out_.read.get(), err_.read.get(), events_.read.get()}) set_nonblocking(fd);
   return true;
 }
 
@@ -583,14 +590,17 @@ ChildResult ChildRun::finish() {
 }  // namespace
 
 ChildResult run_child(const ChildRequest& req) {
-  ChildRun run(req);
-  if (!run.spawn()) {
+  auto run = std::make_shared<ChildRun>(req);
+  if (!run->spawn()) {
     if (req.after_spawn) req.after_spawn();
-    return run.take_result();
+    return run->take_result();
   }
-  run.watch();
-  run.clear_up();
-  return run.finish();
+  run->watch();
+  run->clear_up();
+  ChildResult result = run->finish();
+  run->end_what_must_end();
+  result.descriptors = std::move(run);  // its members no longer read the request
+  return result;
 }
 
 }  // namespace gilhost

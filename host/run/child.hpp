@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,11 @@ struct ChildResult {
   std::optional<ExactTrace> exact;  // what the exact recorder kept (when it was asked for and allowed)
   std::string exact_why_not;        // why it was asked for and not allowed (the sampler ran instead)
   int leftover_processes = 0;  // still alive after the root exited; killed
+  // The finished run's descriptors (its pipes, pidfd and epoll set, the sampler's /proc files), closed
+  // when the last copy of this goes: a session keeps it until the next run is spawned, so that a dozen
+  // close() calls are not on the path from one run's reap to the next spawn. The run's processes are
+  // all reaped by then and its process group released; nothing here is read again.
+  std::shared_ptr<void> descriptors;
 };
 
 ChildResult run_child(const ChildRequest& request);

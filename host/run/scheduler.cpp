@@ -473,6 +473,7 @@ class SessionRun {
     std::function<void()> work = std::move(pending_);
     pending_ = nullptr;
     work();
+    descriptors_.reset();
     held_.reset();
   }
 
@@ -487,6 +488,7 @@ class SessionRun {
   SessionResult session_;
   std::map<std::pair<const Case*, const Interpreter*>, std::vector<std::string>> argv_of_cell_;
   std::function<void()> pending_;  // what is left of the run before: done once the next one is spawned
+  std::shared_ptr<void> descriptors_;  // the run before's (ChildResult::descriptors): closed with pending_
   // Ctrl-C, SIGTERM and SIGHUP wait while a finished run's record is pending: gilhost ends as they ask,
   // but only once the results file holds every finished run.
   std::optional<DeferredSignals> held_;
@@ -570,6 +572,7 @@ bool SessionRun::run_one(const PlannedRun& run) {
   // The PlannedRun is copied: a precision round's vector may be gone when this runs.
   held_.emplace(std::initializer_list<int>{SIGINT, SIGTERM, SIGHUP});
   pending_ = [this, index = session_.runs.size() - 1, run, started_s] { finish_record(index, run, started_s); };
+  descriptors_ = child.descriptors;
   return true;
 }
 

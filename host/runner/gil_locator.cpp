@@ -197,7 +197,9 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
     key = gil_offset_key(*id, on);
     path = gil_offset_cache_path(cache_dir, key);
     const auto cached = read_gil_offset(path, key);
-    if (cached && names_file(cached->object, *id) && cached_offset_holds(api, base, *cached, on)) {
+    // The object the offset was found in is libpython itself, by the name given or by its real path.
+    const bool same_object = cached && (cached->object == libpython || names_file(cached->object, *id));
+    if (same_object && cached_offset_holds(api, base, *cached, on)) {
       protocol::GilEvent event = event_from_cache(base, cached->object, *cached);
       event.locate_ns = monotonic_ns() - t0;
       return event;

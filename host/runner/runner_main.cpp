@@ -6,6 +6,7 @@
 // getrusage, with its outcome; finalized; or error when the runner itself cannot do its job (exit status 3).
 // Its exit status is the case's (SystemExit code, 1 for an exception).
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -58,6 +59,18 @@ int dup_high(int fd) {
   return high >= 0 ? high : fd;
 }
 
+// getpid() once, and again in a child of fork() (os.fork runs the atfork handlers): not a system call for
+// each event (each costs 3-15 us on a slow VM, and a run sends four events).
+pid_t g_pid = 0;
+pid_t own_pid() {
+  if (g_pid == 0) {
+    static const int registered = ::pthread_atfork(nullptr, nullptr, [] { g_pid = 0; });
+    (void)registered;
+    g_pid = ::getpid();
+  }
+  return g_pid;
+}
+
 struct EventChannel {
   int fd = -1;
   // What fd was at start (device, inode): a script that closed it and opened a file that got its number
@@ -70,7 +83,7 @@ struct EventChannel {
   void open(int event_fd) {
     struct stat st {};
     if (event_fd < 0 || ::fstat(event_fd, &st) != 0) return;
-    gilhost::set_cloexec(event_fd, true);  // processes the case starts must not hold our event pipe open
+    gilhost::set_cloexec(event_fd);  // processes the case starts must not hold our event pipe open
     fd = dup_high(event_fd);
     dev = st.st_dev;
     ino = st.st_ino;
@@ -80,8 +93,9 @@ struct EventChannel {
     return fd >= 0 && ::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
   }
   void send(const gilhost::protocol::Event& event) const {
-    // getpid() at each send: a process forked in the case that reaches here is not the runner.
-    if (still_ours()) gilhost::write_all(fd, gilhost::protocol::encode(event, {::getpid(), token}) + "\n");
+    // A process forked in the case that reaches here is not the runner: its events carry its own pid,
+    // which gilhost does not take.
+    if (still_ours()) gilhost::write_all(fd, gilhost::protocol::encode(event, {own_pid(), token}) + "\n");
   }
 };
 
@@ -219,7 +233,7 @@ int main(int argc, char** argv) {
   // The pipe whose closing kills our process group (gilhost set it up: run/child.cpp), moved high up (the
   // kernel's set-up is the open file's, so it moves with it); programs the case execs do not hold it.
   if (watch_fd >= 0) {
-    gilhost::set_cloexec(watch_fd, true);
+    gilhost::set_cloexec(watch_fd);
     if (dup_high(watch_fd) != watch_fd) ::close(watch_fd);
   }
 
@@ -246,7 +260,7 @@ int main(int argc, char** argv) {
   if (!python.ok()) fail(events, Stage::init, python.error());
   Startup startup;
   startup.init_ns = gilhost::monotonic_ns() - t0;
-  events.send(gilhost::protocol::ReadyEvent{::getpid(), startup.init_ns, main_at, load_ns});
+  events.send(gilhost::protocol::ReadyEvent{own_pid(), startup.init_ns, main_at, load_ns});
   bool gil_off_at_start = false;
   if (spec.locate_gil) {
     const gilhost::protocol::GilEvent gil = gilhost::locate_main_gil(api, spec.bootstrap_cache_dir, spec.libpython);

@@ -38,8 +38,10 @@ struct Pipe {
 
 // A pipe whose both ends are close-on-exec; throws std::system_error.
 Pipe make_pipe();
+// The same, its read end non-blocking (its write end, for a child, blocking as usual).
+Pipe make_pipe_nonblocking_read();
 void set_nonblocking(int fd);
-void set_cloexec(int fd, bool on);
+void set_cloexec(int fd);
 // Writes all bytes, retrying on EINTR and short writes; false on error.
 bool write_all(int fd, const char* data, std::size_t size);
 inline bool write_all(int fd, const std::string& s) { return write_all(fd, s.data(), s.size()); }

@@ -7,6 +7,7 @@
 //   compiles the script (main = true) and where the import system does (no bytecode written).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -107,5 +108,59 @@ TEST_CASE("a script is compiled as python compiles it: the ast module's classes 
       CHECK(std::filesystem::exists(sb.dir / "__pycache__") == (env[0] == '-'));
       std::filesystem::remove(sb.dir / "a.jsonl");
     }
+  }
+}
+
+namespace {
+// Every descriptor below 1024 the script finds open at import (fstat, so that looking opens none), and
+// which of them a process it starts would inherit.
+constexpr const char* kDescriptors =
+    "import fcntl, os\n\n\n"
+    "def _open(fd):\n    try:\n        os.fstat(fd)\n        return True\n    except OSError:\n        return False\n\n\n"
+    "OPEN = [fd for fd in range(1024) if _open(fd)]\n"
+    "INHERITED = [fd for fd in OPEN if not fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC]\n\n\n"
+    "def descriptors():\n    return {'open': OPEN, 'inherited': INHERITED}\n\n\n"
+    "if __name__ == '__main__':\n    import json\n    print(json.dumps(descriptors()))\n";
+
+json without(json list, int fd) {
+  json out = json::array();
+  for (const json& v : list)
+    if (v != fd) out.push_back(v);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a script finds the descriptors python would, and the event pipe", "[e2e][as_python]") {
+  // Below 1024 (the runner's own copies live above, out of reach of closerange(3, 1024)): what `python
+  // script.py` started the same way finds, and the event pipe where scripts knew it (3, close-on-exec),
+  // and no other inherited by the processes the case starts. A stray /dev/null of the spawn's used to be
+  // both open and inherited.
+  const auto builds = e2e::shared_builds();
+  REQUIRE_FALSE(builds.empty());
+  for (const auto& b : builds) {
+    INFO(b.label);
+    Sandbox sb("descriptors");
+    e2e::write_text(sb.dir / "fds.py", kDescriptors);
+    e2e::write_text(sb.dir / "x.toml", "[experiment]\nname = \"x\"\nscript = \"fds.py\"\nrepeat = 1\nwarmup = 0\n\n"
+                                       "[[case]]\nname = \"d\"\ncall = \"descriptors\"\n");
+    const auto plain = e2e::python_script(b, sb, "fds.py");
+    INFO(plain.out << plain.err);
+    REQUIRE(plain.exit_code == 0);
+    const json python = json::parse(plain.out);
+    json open = without(python.at("open"), 3);
+    open.push_back(3);
+    std::sort(open.begin(), open.end());
+    const auto r = sb.gilhost("run x.toml -p " + b.label + " --no-lock -o a.jsonl");
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    int runs = 0;
+    for (const json& line : e2e::json_lines(sb.dir / "a.jsonl")) {
+      if (line.value("type", "") != "run") continue;
+      ++runs;
+      INFO(line.dump());
+      CHECK(line.at("result").at("open") == open);
+      CHECK(line.at("result").at("inherited") == without(python.at("inherited"), 3));
+    }
+    CHECK(runs == 1);
   }
 }

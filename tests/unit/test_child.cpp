@@ -366,3 +366,48 @@ TEST_CASE("run_child: the child is in the session's cgroup, and still starts onc
     CHECK(cgroup_line(after.stdout_text).find(ours) != std::string::npos);
   }
 }
+
+namespace {
+// How many descriptors this process has open now.
+std::size_t open_descriptors() {
+  std::size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+}  // namespace
+
+TEST_CASE("run_child: the run's descriptors close when its result's last holder drops them", "[child]") {
+  const std::size_t before = open_descriptors();
+  ChildResult r = gilhost::run_child(sh("echo hi"));
+  REQUIRE(r.exited);
+  REQUIRE(r.descriptors);
+  // The pipes' read ends, the pidfd, the epoll set and the sampler's files: still open, for a session to
+  // close after its next spawn.
+  CHECK(open_descriptors() > before);
+  std::shared_ptr<void> kept = r.descriptors;
+  r = ChildResult{};
+  CHECK(open_descriptors() > before);  // a copy holds them
+  const std::weak_ptr<void> watch = kept;
+  kept.reset();
+  CHECK(watch.expired());
+  CHECK(open_descriptors() == before);  // all of them, nothing leaked
+}
+
+TEST_CASE("make_pipe_nonblocking_read: only the read end is non-blocking, both close-on-exec", "[child]") {
+  gilhost::Pipe p = gilhost::make_pipe_nonblocking_read();
+  CHECK((::fcntl(p.read.get(), F_GETFL) & O_NONBLOCK) != 0);
+  CHECK((::fcntl(p.write.get(), F_GETFL) & O_NONBLOCK) == 0);
+  CHECK((::fcntl(p.read.get(), F_GETFD) & FD_CLOEXEC) != 0);
+  CHECK((::fcntl(p.write.get(), F_GETFD) & FD_CLOEXEC) != 0);
+  char c;
+  errno = 0;
+  CHECK(::read(p.read.get(), &c, 1) == -1);  // empty: would block, and does not
+  CHECK(errno == EAGAIN);
+  gilhost::Pipe plain = gilhost::make_pipe();
+  ::fcntl(plain.read.get(), F_SETFD, 0);
+  gilhost::set_cloexec(plain.read.get());
+  CHECK(::fcntl(plain.read.get(), F_GETFD) == FD_CLOEXEC);
+}
