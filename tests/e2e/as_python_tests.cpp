@@ -49,14 +49,9 @@ TEST_CASE("a script finds the locale and its encodings as python sets them up", 
       const auto r = sb.gilhost_in_env(env, "run x.toml -p " + b.label + " --no-lock -o a.jsonl");
       INFO(r.out << r.err);
       REQUIRE(r.exit_code == 0);
-      const auto lines = e2e::json_lines(sb.dir / "a.jsonl");
-      int runs = 0;
-      for (const json& line : lines) {
-        if (line.value("type", "") != "run") continue;
-        ++runs;
-        CHECK(line.at("result") == expected);
-      }
-      CHECK(runs == 1);
+      const std::vector<json> runs = e2e::run_records(sb.dir / "a.jsonl");
+      for (const json& run : runs) CHECK(run.at("result") == expected);
+      CHECK(runs.size() == 1);
       std::filesystem::remove(sb.dir / "a.jsonl");
     }
   }
@@ -96,15 +91,13 @@ TEST_CASE("a script is compiled as python compiles it: the ast module's classes 
       const auto r = sb.gilhost_in_env(env, "run x.toml -p " + b.label + " --no-lock -o a.jsonl");
       INFO(r.out << r.err);
       REQUIRE(r.exit_code == 0);
-      int runs = 0;
-      for (const json& line : e2e::json_lines(sb.dir / "a.jsonl")) {
-        if (line.value("type", "") != "run") continue;
-        ++runs;
-        INFO(line.dump());
-        if (line.value("case", "") == "imported") CHECK(line.at("result") == (expected == "ast classes: True\n"));
-        else CHECK(line.value("stdout", "") == expected);
+      const std::vector<json> runs = e2e::run_records(sb.dir / "a.jsonl");
+      for (const json& run : runs) {
+        INFO(run.dump());
+        if (run.value("case", "") == "imported") CHECK(run.at("result") == (expected == "ast classes: True\n"));
+        else CHECK(run.value("stdout", "") == expected);
       }
-      CHECK(runs == 4);
+      CHECK(runs.size() == 4);
       CHECK(std::filesystem::exists(sb.dir / "__pycache__") == (env[0] == '-'));
       std::filesystem::remove(sb.dir / "a.jsonl");
     }
@@ -153,14 +146,12 @@ TEST_CASE("a script finds the descriptors python would, and the event pipe", "[e
     const auto r = sb.gilhost("run x.toml -p " + b.label + " --no-lock -o a.jsonl");
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
-    int runs = 0;
-    for (const json& line : e2e::json_lines(sb.dir / "a.jsonl")) {
-      if (line.value("type", "") != "run") continue;
-      ++runs;
-      INFO(line.dump());
-      CHECK(line.at("result").at("open") == open);
-      CHECK(line.at("result").at("inherited") == without(python.at("inherited"), 3));
+    const std::vector<json> runs = e2e::run_records(sb.dir / "a.jsonl");
+    for (const json& run : runs) {
+      INFO(run.dump());
+      CHECK(run.at("result").at("open") == open);
+      CHECK(run.at("result").at("inherited") == without(python.at("inherited"), 3));
     }
-    CHECK(runs == 1);
+    CHECK(runs.size() == 1);
   }
 }

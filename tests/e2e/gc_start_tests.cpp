@@ -48,9 +48,7 @@ TEST_CASE("gilhost's start-up work makes no young collection that python's start
     const auto r = sb.gilhost("run x.toml -p " + b.label + " --no-lock -o a.jsonl");
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
-    std::vector<json> runs;
-    for (const json& line : e2e::json_lines(sb.dir / "a.jsonl"))
-      if (line.value("type", "") == "run") runs.push_back(line);
+    const std::vector<json> runs = e2e::run_records(sb.dir / "a.jsonl");
     REQUIRE(runs.size() == 3);
     // The session's first run compiles the bootstrap for this build's cache (hundreds of objects): the
     // runs after it read it compiled, as every run does once the cache holds it.
@@ -96,14 +94,12 @@ TEST_CASE("a script finds sys.modules as python's start-up leaves it", "[e2e][gc
     const auto r = sb.gilhost("run x.toml -p " + b.label + " --no-lock -o a.jsonl");
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
-    int runs = 0;
-    for (const json& line : e2e::json_lines(sb.dir / "a.jsonl")) {
-      if (line.value("type", "") != "run") continue;
-      ++runs;
+    const std::vector<json> runs = e2e::run_records(sb.dir / "a.jsonl");
+    for (const json& run : runs) {
       std::set<std::string> seen;
-      for (const json& name : line.at("result")) seen.insert(name.get<std::string>());
+      for (const json& name : run.at("result")) seen.insert(name.get<std::string>());
       CHECK(seen == expected);
     }
-    CHECK(runs == 2);
+    CHECK(runs.size() == 2);
   }
 }

@@ -112,6 +112,14 @@ inline std::vector<nlohmann::json> json_lines(const std::filesystem::path& file)
   return out;
 }
 
+// The run records of a results file (its lines of type "run"), in order.
+inline std::vector<nlohmann::json> run_records(const std::filesystem::path& file) {
+  std::vector<nlohmann::json> out;
+  for (nlohmann::json& line : json_lines(file))
+    if (line.value("type", "") == "run") out.push_back(std::move(line));
+  return out;
+}
+
 // Whether `text` holds `needle` (an output line, a message).
 inline bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
