@@ -31,11 +31,6 @@ Pipe make_pipe_nonblocking_read() {
   return p;
 }
 
-void set_nonblocking(int fd) {
-  int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-}
-
 // FD_CLOEXEC is the only descriptor flag Linux has, so it is set without reading the others first (one
 // system call, not two: the runner does this before its case, where each costs 5-15 us on a slow VM).
 void set_cloexec(int fd) { ::fcntl(fd, F_SETFD, FD_CLOEXEC); }

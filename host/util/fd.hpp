@@ -40,7 +40,6 @@ struct Pipe {
 Pipe make_pipe();
 // The same, its read end non-blocking (its write end, for a child, blocking as usual).
 Pipe make_pipe_nonblocking_read();
-void set_nonblocking(int fd);
 void set_cloexec(int fd);
 // Writes all bytes, retrying on EINTR and short writes; false on error.
 bool write_all(int fd, const char* data, std::size_t size);

@@ -3,7 +3,8 @@
 // starts from, read without nlohmann's parser, whose first use in a fresh process was 0.1-0.15 ms of
 // every run (docs/performance.md). It reads what nlohmann reads, as nlohmann reads it: numbers by their
 // kind (a non-negative integer unsigned, one beyond 64 bits a double, an overflowing double an error),
-// the last of a repeated key, a leading byte order mark skipped, UTF-8 checked, \u escapes with surrogate pairs; nesting up to kMaxJsonDepth.
+// the last of a repeated key, a leading byte order mark skipped, UTF-8 checked, \u escapes with surrogate
+// pairs; nesting up to kMaxJsonDepth.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -126,7 +126,7 @@ std::optional<int> watch_process(pid_t pid, Pipe& out, Pipe& err, const ProcessO
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& o, const StreamSink& sink) {
   ProcessResult res;
   if (argv.empty()) return res;
-  Pipe out = make_pipe(), err = make_pipe();
+  Pipe out = make_pipe_nonblocking_read(), err = make_pipe_nonblocking_read();
   const std::string exe = resolve_executable(argv[0]);
   std::vector<char*> args, envp;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -144,8 +144,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   if (pid == 0) exec_forked(exe.c_str(), args.data(), child_env, out.write.get(), err_target, o.cwd, parent);
   out.write.reset();
   err.write.reset();
-  set_nonblocking(out.read.get());
-  set_nonblocking(err.read.get());
 
   const std::optional<int> status = watch_process(pid, out, err, o, sink, res);
   if (!res.timed_out && !res.interrupted && status) {

@@ -41,7 +41,8 @@ TEST_CASE("json_reader: values and their kinds as nlohmann reads them", "[json_r
         "123456789012345678901234567890", "5e-324", "\"\"", "\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"",
         "\"\\u00e9\\u20ac\\ud83d\\ude00\"", "\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"", "[1,[2,[3,{}]],\"x\"]",
         "{\"a\":1,\"b\":{\"c\":[true,false,null]},\"a\":2}",
-        "\xef\xbb\xbf{\"bom\":1}", "{\"libpython\":\"/x/libpython3.14.so.1.0\",\"kwargs\":{\"n\":{\"$float\":\"nan\"},\"$$k\":[1,-2,3.25]},"
+        "\xef\xbb\xbf{\"bom\":1}",
+        "{\"libpython\":\"/x/libpython3.14.so.1.0\",\"kwargs\":{\"n\":{\"$float\":\"nan\"},\"$$k\":[1,-2,3.25]},"
         "\"subinterpreters\":4,\"locate_gil\":false,\"argv\":[\"a b\",\"\\u0001\"]}"})
     check_same_as_nlohmann(text);
 }
@@ -50,7 +51,8 @@ TEST_CASE("json_reader: what nlohmann refuses is refused, with where", "[json_re
   for (const char* text :
        {"", " ", "{", "[", "[1,]", "{\"a\":}", "{\"a\" 1}", "{a:1}", "{\"a\":1,}", "01", "1.", ".5", "1e", "-",
         "+1", "nul", "truex", "[1 2]", "\"abc", "\"a\x01\"", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"",
-        "\"\\ud800\\u0041\"", "\"\xff\"", "\"\xc3\"", "1e400", "-1e400", "{} {}", "[1] x", "'a'", "\xef\xbb{}", "\xef\xbb\xbf"})
+        "\"\\ud800\\u0041\"", "\"\xff\"", "\"\xc3\"", "1e400", "-1e400", "{} {}", "[1] x", "'a'",
+        "\xef\xbb{}", "\xef\xbb\xbf"})
     check_same_as_nlohmann(text);
   std::string error;
   CHECK_FALSE(read_json("[1, 2", error));
