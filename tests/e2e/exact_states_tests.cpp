@@ -89,6 +89,14 @@ const json* thread(const json& run, std::int64_t tid) {
   return nullptr;
 }
 
+// The thread's switch-ins: its timeline's `cpu` runs (exact until the timeline turns coarse, past 2,000 runs).
+long switch_ins(const json& t) {
+  long n = 0;
+  for (const auto& run : t.value("timeline_us", json::array()))
+    if (run.size() == 2 && run[1] == "cpu") ++n;
+  return n;
+}
+
 double lived(const json& t) {
   double sum = 0;
   for (const auto& [k, v] : t["ns"].items()) sum += v.get<double>();
@@ -150,17 +158,20 @@ TEST_CASE("exact states: each spinner's CPU time is what the thread itself count
       const double exact_ms = (*t)["ns"]["cpu"].get<double>() / 1e6, own_ms = seconds.get<double>() * 1e3;
       INFO("thread " << tid << " on " << run.value("interpreter", "?") << ": exact " << exact_ms << " ms, its own clock "
                      << own_ms << " ms");
-      // Each switch costs the thread a few microseconds the kernel charges to the next one (docs/performance.md,
-      // "Exact mode"): within 5 % (or 2 ms) either way. A spinner that finished alone, with no switch after
-      // the last GIL handoff, is counted up to its `exit` call. On a VM whose host steals, its time between
-      // switches holds what the host took, which its own clock leaves out: at most what the host took of
-      // every CPU over the run (the run's steal_share).
+      // Within 5 % (or 2 ms) either way. A spinner that finished alone, with no switch after the last GIL
+      // handoff, is counted up to its `exit` call. On a VM whose host steals, its time between switches
+      // holds what the host took, which its own clock leaves out: at most what the host took of every CPU
+      // over the run (the run's steal_share). Below, each switch-in also costs the thread the switch itself,
+      // which its clock counts and which comes before the kernel's switch-in record (docs/performance.md,
+      // "Exact mode"): 11.5 us a switch-in at the median on a 2-core VM, 26 us at worst beside a compile.
       const double steal = run["thread_states"].value("steal_share", json(0.0)).is_number()
                                ? run["thread_states"]["steal_share"].get<double>() : 0.0;
       const double stolen_ms = steal * std::thread::hardware_concurrency() * run["wall_ns"].get<double>() / 1e6;
       INFO("the host took " << 100 * steal << " % of the CPUs over the run: up to " << stolen_ms << " ms");
       CHECK(exact_ms <= own_ms + std::max(2.0, 0.05 * own_ms) + stolen_ms);
-      CHECK(exact_ms >= own_ms - std::max(2.0, 0.05 * own_ms));
+      const double switching_ms = 0.04 * static_cast<double>(switch_ins(*t));
+      INFO(switch_ins(*t) << " switch-ins: up to " << switching_ms << " ms of switching");
+      CHECK(exact_ms >= own_ms - std::max(2.0, 0.05 * own_ms) - switching_ms);
     }
   }
 }
