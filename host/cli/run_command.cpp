@@ -61,8 +61,8 @@ void add_run_output(CLI::App& run, RunOptions& ro) {
   run.add_option("--thread-states", ro.thread_states,
                  "How each thread's state is taken: sampled (the default: /proc every few ticks), exact (every switch "
                  "and blocking system call, from the kernel's perf events; where they are not allowed, sampled with a "
-                 "note), off")
-      ->check(CLI::IsMember({"exact", "sampled", "off"}))
+                 "note), both (exact, and sampled beside it on the same runs: thread_states_sampled, to compare), off")
+      ->check(CLI::IsMember({"exact", "sampled", "both", "off"}))
       ->type_name("MODE");
   run.add_flag("--exec", ro.force_exec, "Run each interpreter itself as the child (exec mode: no in-process features)");
 }

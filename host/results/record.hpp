@@ -112,6 +112,8 @@ struct RunRecord {
   // Where each thread's time went (measure/thread_states); absent when thread states were off, or in an
   // older file.
   std::optional<ThreadStates> thread_states;
+  // The sampler's, beside the exact ones on the same run (--thread-states both): to compare the two.
+  std::optional<ThreadStates> thread_states_sampled;
 
   // What the case returned.
   bool has_result = false;

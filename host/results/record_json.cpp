@@ -487,6 +487,7 @@ json to_json(const RunRecord& r) {
   }
   if (r.per_interpreter) j["per_interpreter"] = *r.per_interpreter;
   if (r.thread_states) j["thread_states"] = thread_states_json(*r.thread_states);
+  if (r.thread_states_sampled) j["thread_states_sampled"] = thread_states_json(*r.thread_states_sampled);
   json checks = json::array();
   for (const auto& c : r.expect) checks.push_back({{"expect", c.expect}, {"ok", c.ok}, {"detail", c.detail}});
   j["expect"] = checks;
@@ -558,6 +559,7 @@ RunRecord run_from_json(const json& j) {
   r.max_rss_kb = f.count("max_rss_kb");
   if (f.object("rss")) r.rss = tree_from(f.nested("rss"));
   if (f.object("thread_states")) r.thread_states = thread_states_from(f.nested("thread_states"));
+  if (f.object("thread_states_sampled")) r.thread_states_sampled = thread_states_from(f.nested("thread_states_sampled"));
   r.has_result = f.flag("has_result", false);
   r.result = f.any("result", json());
   if (f.object("error")) r.error = error_from(f.nested("error"));

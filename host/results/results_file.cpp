@@ -149,12 +149,27 @@ std::string results_line_problem(const nlohmann::json& line) {
 }
 
 namespace {
+// Each timeline keeps only its lock waits (report/threads counts them to tell a lock convoy).
+void keep_lock_waits_only(ThreadStates& states) {
+  for (auto& t : states.threads) {
+    std::vector<ThreadSegment> locks;
+    for (const auto& seg : t.timeline)
+      if (seg.state == ThreadState::lock) locks.push_back(seg);
+    t.timeline.swap(locks);
+  }
+}
+
 // Leaves out what no run can measure, saying so (results/validate).
 void check_figures(RunRecord& run, const std::string& where, std::vector<std::string>& notes) {
   if (std::string why = impossible_thread_states(run); !why.empty()) {
     run.thread_states.reset();
     notes.push_back(where + ": " + why + "; its thread states left out");
   }
+  if (run.thread_states_sampled)
+    if (std::string why = impossible_thread_states(*run.thread_states_sampled, run.parent_wall_ns); !why.empty()) {
+      run.thread_states_sampled.reset();
+      notes.push_back(where + ": " + why + "; its sampled thread states left out");
+    }
   if (std::string why = impossible_run_figures(run); !why.empty()) {
     run.cpu_per_wall = 0;
     run.load_avg.reset();
@@ -197,14 +212,9 @@ class LineLoader {
         run->origin.read_from = out_.path;
         run->origin.offset = offset;
       }
-      // Each timeline keeps only its lock waits (report/threads counts them to tell a lock convoy).
-      if (!options_.timelines && run->thread_states)
-        for (auto& t : run->thread_states->threads) {
-          std::vector<ThreadSegment> locks;
-          for (const auto& seg : t.timeline)
-            if (seg.state == ThreadState::lock) locks.push_back(seg);
-          t.timeline.swap(locks);
-        }
+      if (!options_.timelines)
+        for (auto* states : {&run->thread_states, &run->thread_states_sampled})
+          if (*states) keep_lock_waits_only(**states);
     }
   }
 

@@ -430,7 +430,7 @@ void ChildRun::start_sampling() {
   // inherit the events), else the sampler reads the threads.
   const int interval_ms = static_cast<int>(interval_ / 1000000);
   if (req_.thread_states && req_.exact_states) exact_ = ExactRecorder::start(res_.pid, start_, interval_ms, res_.exact_why_not);
-  if (req_.thread_states && !exact_) sampler_->sample_threads(interval_ms);
+  if (req_.thread_states && (!exact_ || req_.sampled_beside_exact)) sampler_->sample_threads(interval_ms);
   watch_for_idle(interval_ms, 10 * rescan_every);
   sampler_->sample();
   // At most ~31 years: a larger (or infinite) timeout would overflow the nanosecond deadline.

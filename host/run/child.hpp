@@ -49,6 +49,7 @@ struct ChildRequest {
   int sample_interval_ms = 10;
   bool thread_states = true;   // also sample every thread's state (measure/thread_states)
   bool exact_states = false;   // record them exactly instead (measure/exact_recorder), where the kernel allows
+  bool sampled_beside_exact = false;  // and sample them as well, to compare the two on the same run
   int event_fd = 3;            // where the child finds the event pipe
   // The token the runner was given (its --token): only its events carry it; empty: events not checked.
   std::string event_token;

@@ -162,28 +162,51 @@ ThreadEnds thread_ends_of(const ChildResult& child) {
   return out;
 }
 
-// Where the run's threads spent their time, told apart with what the runner said of its GILs.
-std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std::string& mode) {
-  if (child.threads.empty() && !child.exact) return std::nullopt;
+// What the runner said of its GILs, to tell the threads' waits apart.
+struct GilsSaid {
   std::vector<GilReport> gils;
-  std::string unlocated = mode == "exec" ? "not located (exec mode: no runner to locate it)"
-                                         : "not located (the runner did not say)";
+  std::string unlocated;  // why they were not located, when they were not
+  std::vector<pid_t> helpers;
+};
+
+GilsSaid gils_said(const ChildResult& child, const std::string& mode) {
+  GilsSaid out;
+  out.unlocated = mode == "exec" ? "not located (exec mode: no runner to locate it)" : "not located (the runner did not say)";
   const auto main_gil = std::find_if(child.events.gils.begin(), child.events.gils.end(),
                                      [](const protocol::GilEvent& g) { return g.interpreter == 0; });
   if (main_gil != child.events.gils.end() && main_gil->has_gil && main_gil->futex_hi == 0)
-    unlocated = "not located (" + main_gil->note + ")";
+    out.unlocated = "not located (" + main_gil->note + ")";
   else if (main_gil != child.events.gils.end())
     for (const auto& g : child.events.gils)
       if (!g.has_gil || g.futex_hi > g.futex_lo || g.interpreter < 0)
-        gils.push_back({g.has_gil, g.futex_lo, g.futex_hi, g.interpreter, g.object, g.object_offset});
-  std::vector<pid_t> helpers;
+        out.gils.push_back({g.has_gil, g.futex_lo, g.futex_hi, g.interpreter, g.object, g.object_offset});
   for (const auto& g : child.events.gils)
-    if (g.helper_tid > 0) helpers.push_back(static_cast<pid_t>(g.helper_tid));
+    if (g.helper_tid > 0) out.helpers.push_back(static_cast<pid_t>(g.helper_tid));
+  return out;
+}
+
+// The sampler's readings classified.
+ThreadStates sampled_states(const ChildResult& child, const GilsSaid& said) {
+  return classify_threads(child.threads, said.gils, said.unlocated, said.helpers, thread_ends_of(child));
+}
+
+// Where the run's threads spent their time: from the kernel's events where they were recorded, else
+// from the sampler's readings.
+std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std::string& mode) {
+  if (child.threads.empty() && !child.exact) return std::nullopt;
+  const GilsSaid said = gils_said(child, mode);
   if (child.exact) {
     const auto ns = [](const timeval& tv) { return std::int64_t{tv.tv_sec} * 1000000000 + std::int64_t{tv.tv_usec} * 1000; };
-    return exact_thread_states(*child.exact, gils, unlocated, helpers, ns(child.usage.ru_utime) + ns(child.usage.ru_stime));
+    return exact_thread_states(*child.exact, said.gils, said.unlocated, said.helpers,
+                               ns(child.usage.ru_utime) + ns(child.usage.ru_stime));
   }
-  return classify_threads(child.threads, gils, unlocated, helpers, thread_ends_of(child));
+  return sampled_states(child, said);
+}
+
+// The sampler's states of a run whose exact ones were recorded too (--thread-states both).
+std::optional<ThreadStates> sampled_beside_exact(const ChildResult& child, const std::string& mode) {
+  if (!child.exact || child.threads.empty()) return std::nullopt;
+  return sampled_states(child, gils_said(child, mode));
 }
 
 // Which run this was: the case, the build, the round.
@@ -372,6 +395,7 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.note = std::move(verdict.note);
   take_timings(r, child);
   r.thread_states = thread_states_of(child, r.mode);
+  r.thread_states_sampled = sampled_beside_exact(child, r.mode);
   take_outcome(r, *run.interp, child);
   r.error = std::move(verdict.error);
   apply_extracts(run.c->extract, r);  // [case.extract]: numbers the script printed, as metrics
@@ -409,6 +433,7 @@ ChildRequest child_request(const Experiment& ex, const std::vector<std::string>&
   req.sample_interval_ms = ex.sample_interval_ms;
   req.thread_states = ex.thread_states;
   req.exact_states = options.exact_states;
+  req.sampled_beside_exact = options.sampled_beside_exact;
   req.event_fd = options.event_fd;
   req.interrupt = options.interrupt;
   return req;

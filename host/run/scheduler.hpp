@@ -41,6 +41,7 @@ struct SchedulerOptions {
   std::string stderr_dir;        // where failed runs' stderr is written ("": not written)
   int event_fd = 3;
   bool exact_states = false;  // thread states from the kernel's events where allowed (measure/exact_recorder)
+  bool sampled_beside_exact = false;  // and sampled too, on the same runs (--thread-states both)
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const Progress&)> on_start;
   std::function<void(const Progress&)> on_tick;  // about once a second while a run goes on

@@ -71,9 +71,9 @@ std::string session_description(const RunOptions& ro) {
   return "pid " + std::to_string(::getpid()) + ", gilhost run " + what + ", started " + when;
 }
 
-// --thread-states exact where the kernel allows it; else the sampler, and a note saying why.
+// --thread-states exact (or both) where the kernel allows it; else the sampler, and a note saying why.
 bool exact_states_allowed(const RunOptions& ro, const Experiment& ex) {
-  if (ro.thread_states != "exact" || !ex.thread_states) return false;
+  if ((ro.thread_states != "exact" && ro.thread_states != "both") || !ex.thread_states) return false;
   std::string why_not;
   if (ExactRecorder::available(why_not)) return true;
   std::cerr << "gilhost: thread states are sampled, not exact: " << why_not << "\n";
@@ -210,6 +210,7 @@ SchedulerOptions scheduler_options(const Experiment& ex, const RunOptions& ro, c
   so.cell_budget_s = ex.cell_budget_s;
   so.repeat_failures = ro.repeat_failures;
   so.exact_states = exact_states_allowed(ro, ex);
+  so.sampled_beside_exact = so.exact_states && ro.thread_states == "both";
   so.stderr_dir = path + ".stderr";
   so.interrupt = &g_interrupted;
   if (tty) so.on_start = so.on_tick = print_progress;

@@ -28,7 +28,7 @@ struct RunOptions {
   bool dry_run = false;
   bool force_exec = false;
   bool no_thread_states = false;         // --no-thread-states: the sampler reads no thread's state
-  std::string thread_states;             // --thread-states exact|sampled|off; "": the default (sampled)
+  std::string thread_states;             // --thread-states exact|sampled|both|off; "": the default (sampled)
   std::vector<std::string> case_globs;   // --case GLOB
   std::vector<std::string> params;       // --param KEY=VALUE
   std::vector<std::string> extracts;     // --extract NAME=REGEX

@@ -34,7 +34,14 @@ events: a switch out of order, or a system call's entry or exit missing, so the 
 run where the virtual machine's host took over --max-steal of the CPUs (steal). What the host took from a
 running thread is not in its counters and gilhost estimates it; perf has the thread on its CPU throughout.
 
-Needs perf (Debian's linux-perf) and root, or kernel.perf_event_paranoid <= -1.
+With --against exact, the oracle is gilhost's own exact mode on the same runs instead of perf: each
+workload runs with `--thread-states both`, and each worker thread's sampled shares
+(`thread_states_sampled`) are compared with its exact ones (`thread_states`, from the kernel's switch and
+system-call events, measure/exact_recorder), over each mode's own window for it. Both modes watched the
+same threads at the same time, so what differs is the sampling alone.
+
+Needs perf (Debian's linux-perf) and root, or kernel.perf_event_paranoid <= -1 (--against exact: the
+latter alone).
 """
 import argparse
 import bisect
@@ -270,6 +277,37 @@ def share(times, state):
     return 100.0 * times[state] / lived if lived > 0 else 0.0
 
 
+def compare_modes(rec, min_life_ns):
+    """Per worker thread of a `--thread-states both` run: {state: (sampled points - exact points)}, and the
+    sampled timeline - its totals, as compare_run gives them against perf."""
+    exact, sampled = rec["thread_states"], rec.get("thread_states_sampled")
+    if exact.get("method") != "exact" or not sampled:
+        return [], "not recorded both ways (exact mode not allowed here?)"
+    by_tid = {t["tid"]: t for t in exact["threads"]}
+    rows, unmatched = [], 0
+    for t in sampled["threads"]:
+        if t["tid"] == t["pid"] or not t.get("python") or t["end_ns"] - t["start_ns"] < min_life_ns:
+            continue
+        e = by_tid.get(t["tid"])
+        if e is None:
+            unmatched += 1
+            continue
+        gh, unclassified = t["ns"], t.get("unclassified_ns", 0)
+        drawn = dict(gh, other=gh["other"] + unclassified)
+        rows.append({
+            "tid": t["tid"], "name": t.get("name", ""), "life_ms": (t["end_ns"] - t["start_ns"]) / 1e6,
+            "dev": {s: share(gh, s) - share(e["ns"], s) for s in STATES},
+            "timeline_dev": {s: share(timeline_ns(t), s) - share(drawn, s) for s in STATES},
+            "kernel_ms": {s: e["ns"][s] / 1e6 for s in STATES},
+            "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
+            "unclassified": 100.0 * unclassified / max(1, sum(gh.values()) + unclassified),
+            "stolen": 100.0 * t.get("stolen_ns", 0) / max(1, sum(gh.values())),
+            "steal_share": sampled.get("steal_share"),
+        })
+    missing = f"; {unmatched} not in the exact record" if unmatched else ""
+    return rows, f"exact coverage {exact.get('coverage', '?')}{missing}"
+
+
 def compare_run(rec, perf, min_life_ns):
     """Per worker thread: {state: (gilhost points - perf points)}, and timeline - totals points."""
     ts = rec["thread_states"]
@@ -342,15 +380,22 @@ def start_sched_record(path, mmap):
     return proc
 
 
+def gilhost_command(args, script, results):
+    return [args.gilhost, "run", script, "-o", results, "--repeat", str(args.runs), "--warmup", "0",
+            "--no-details", "--sample-interval", str(args.interval_ms)] + [x for p in args.python for x in ("-p", p)] + \
+        (["--no-lock"] if args.no_lock else []) + (["--thread-states", "both"] if args.against == "exact" else [])
+
+
 def run_workload(args, name, work):
     script = os.path.join(work, f"{name}.py")
     with open(script, "w") as f:
         f.write(WORKLOADS[name])
     results = os.path.join(work, f"{name}.jsonl")
+    cmd = gilhost_command(args, script, results)
+    if args.against == "exact":
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+        return list(runs_of(results)), None
     sched, sysd = os.path.join(work, f"{name}.sched.data"), os.path.join(work, f"{name}.sys.data")
-    cmd = [args.gilhost, "run", script, "-o", results, "--repeat", str(args.runs), "--warmup", "0",
-           "--no-details", "--sample-interval", str(args.interval_ms)] + [x for p in args.python for x in ("-p", p)] + \
-          (["--no-lock"] if args.no_lock else [])
     rec = start_sched_record(sched, args.mmap)
     try:
         subprocess.run(["perf", "record", "-q", "-k", "mono", "-m", args.mmap, "-o", sysd, "-e", "raw_syscalls:sys_enter",
@@ -405,10 +450,12 @@ def main():
                          "compared apart, not checked: what a running thread lost to the host is an estimate")
     ap.add_argument("--json", help="write every thread's comparison here")
     ap.add_argument("--keep", help="keep the scripts, results and perf files in this folder")
+    ap.add_argument("--against", choices=["perf", "exact"], default="perf",
+                    help="the oracle: perf's record (default), or gilhost's exact mode on the same runs")
     args = ap.parse_args()
     goals = checked_goals(args.check, args.goal)  # a --check that names no state fails now, not after the runs
     args.python = args.python or ["3.9", "3.12", "3.14t"]
-    if not shutil.which("perf"):
+    if args.against == "perf" and not shutil.which("perf"):
         sys.exit("perf is not installed (Debian: apt-get install linux-perf)")
     work = args.keep or tempfile.mkdtemp(prefix="gilhost-oracle-")
     os.makedirs(work, exist_ok=True)
@@ -416,11 +463,12 @@ def main():
     table, everything = {}, []
     for name in args.workload or list(WORKLOADS):
         runs, perf = run_workload(args, name, work)
-        if any(perf.lost):
+        if perf and any(perf.lost):
             print(f"# {name}: perf lost {perf.lost[0]} scheduler and {perf.lost[1]} system-call events (a thread "
                   f"whose lost stretch is over 2 % of its life is left out)", flush=True)
         for rec in runs:
-            rows, note = compare_run(rec, perf, args.min_life_ms * 1e6)
+            rows, note = (compare_run(rec, perf, args.min_life_ms * 1e6) if perf
+                          else compare_modes(rec, args.min_life_ms * 1e6))
             build = rec.get("interpreter", "?")
             print(f"# {name} {build} repeat {rec.get('repeat')}: {len(rows)} worker threads, {note}", flush=True)
             for row in rows:
@@ -439,7 +487,7 @@ def main():
     failed = [(k, s, v[s], goals[s]) for k, v in table.items() for s in goals if v.get(s, 0.0) > goals[s]]
     for (name, build), s, v, goal in failed:
         print(f"FAIL {name} {build} {s}: {v:.1f} points > {goal:g}")
-        print_worst(everything, name, build, s)
+        print_worst(everything, name, build, s, args)
     if not everything:
         print("FAIL: no worker thread compared")
         return 1
@@ -450,7 +498,12 @@ def main():
     return 1 if failed else 0
 
 
-def print_worst(everything, name, build, state):
+def sides(args):
+    """What is compared with what: gilhost's sampled states and the oracle's."""
+    return ("gilhost", "perf") if args.against == "perf" else ("sampled", "exact")
+
+
+def print_worst(everything, name, build, state, args):
     """The thread behind a failed cell, state by state: what a CI log needs to tell gilhost's error from perf's."""
     key = (lambda r: abs(r["timeline_dev"][state[9:]])) if state.startswith("timeline ") else (lambda r: abs(r["dev"][state]))
     rows = [r for r in everything if r["workload"] == name and r["build"] == build and not r["stolen_run"]]
@@ -459,12 +512,14 @@ def print_worst(everything, name, build, state):
     r = max(rows, key=key)
     def ms(d):
         return ", ".join(f"{s} {d[s]:.1f}" for s in STATES if d[s] >= 0.05)
-    print(f"  thread {r['tid']} ({r['name']}), {r['life_ms']:.1f} ms: gilhost ms {ms(r['gilhost_ms'])}; "
-          f"perf ms {ms(r['kernel_ms'])}; unclassified {r['unclassified']:.1f} points")
+    ours, oracle = sides(args)
+    print(f"  thread {r['tid']} ({r['name']}), {r['life_ms']:.1f} ms: {ours} ms {ms(r['gilhost_ms'])}; "
+          f"{oracle} ms {ms(r['kernel_ms'])}; unclassified {r['unclassified']:.1f} points")
 
 
 def report(table, everything, args, load0, load1):
-    print(f"\nworst |gilhost - perf| per worker thread, points of share ({args.runs} runs per cell; "
+    ours, oracle = sides(args)
+    print(f"\nworst |{ours} - {oracle}| per worker thread, points of share ({args.runs} runs per cell; "
           f"load average {load0[0]:.2f} before, {load1[0]:.2f} after)")
     print(f"{'workload':10} {'build':8} " + " ".join(f"{s:>8}" for s in STATES) + "   timeline-vs-totals  unclassified")
     for (name, build), cell in table.items():
@@ -478,11 +533,12 @@ def report(table, everything, args, load0, load1):
         print(f"{'worst':19} " + " ".join(f"{max(c[s] for c in table.values()):8.1f}" for s in STATES)
               + f"   {max(c['timeline ' + s] for c in table.values() for s in STATES):8.1f}"
               + f"            {max(c['unclassified'] for c in table.values()):8.1f}")
-    print("(gilhost's shares of the time it classified, as it shows them; perf's of the same window. Unclassified: "
-          "the most of a thread's life gilhost left in no state, in points)")
+    print(f"({ours}: gilhost's shares of the time it classified, as it shows them; {oracle}: "
+          + ("perf's of the same window" if oracle == "perf" else "the exact record's of the same thread, same run")
+          + ". Unclassified: the most of a thread's life gilhost left in no state, in points)")
     checked = [r for r in everything if not r["stolen_run"]]
     signed = {s: [r["dev"][s] for r in checked] for s in STATES}
-    print("threads where gilhost is above / below perf by > 2 points: "
+    print(f"threads where {ours} is above / below {oracle} by > 2 points: "
           + ", ".join(f"{s} {sum(v > 2 for v in signed[s])}/{sum(v < -2 for v in signed[s])}" for s in STATES)
           + f" (of {len(checked)})")
     apart = [r for r in everything if r["stolen_run"]]
@@ -490,7 +546,7 @@ def report(table, everything, args, load0, load1):
         worst = {s: max(r["dev"][s] for r in apart) if max(r["dev"][s] for r in apart) > -min(r["dev"][s] for r in apart)
                  else min(r["dev"][s] for r in apart) for s in STATES}
         print(f"not in the table: {len(apart)} threads of runs where the host took over {100 * args.max_steal:g} % of "
-              f"the CPUs (steal, up to {100 * max(r['steal_share'] for r in apart):.1f} %); their worst gilhost - perf: "
+              f"the CPUs (steal, up to {100 * max(r['steal_share'] for r in apart):.1f} %); their worst {ours} - {oracle}: "
               + ", ".join(f"{s} {worst[s]:+.1f}" for s in STATES if abs(worst[s]) >= 0.05)
               + f"; CPU time given back for steal, mean {statistics.mean(r['stolen'] for r in apart):.1f} points "
               "(docs/performance.md, \"The host's steal\")")

@@ -65,6 +65,10 @@ const Session& sampled_session() {
   static const Session s = run_mode("sampled");
   return s;
 }
+const Session& both_session() {
+  static const Session s = run_mode("both");
+  return s;
+}
 
 // Why exact mode fell back here ("" when it ran exact).
 std::string not_exact_why() {
@@ -83,8 +87,9 @@ std::vector<std::int64_t> tids_of(const json& run) {
   return out;
 }
 
-const json* thread(const json& run, std::int64_t tid) {
-  for (const auto& t : run["thread_states"]["threads"])
+const json* thread(const json& run, std::int64_t tid, const char* block = "thread_states") {
+  if (!run.contains(block)) return nullptr;
+  for (const auto& t : run[block]["threads"])
     if (t["tid"].get<std::int64_t>() == tid) return &t;
   return nullptr;
 }
@@ -236,4 +241,43 @@ TEST_CASE("exact states: a thread's timeline adds up to its totals", "[exact_sta
         CHECK(std::abs(from_timeline[state] - ns.get<double>() / 1e3) <= static_cast<double>(segments.size()) + 1);
       }
     }
+}
+
+TEST_CASE("exact states: --thread-states both takes both on the same runs, and they agree thread by thread",
+          "[exact_states]") {
+  SKIP_UNLESS_EXACT();
+  const Session& s = both_session();
+  INFO(s.out.err);
+  // What each case's threads do, in both modes' shares of the same thread's life: the sampler's error
+  // alone, with no run-to-run difference (a run's threads are the same threads, watched at once).
+  const std::map<std::string, std::vector<const char*>> does{
+      {"sleeper", {"sleep"}}, {"pipe_reader", {"io"}}, {"lock_sleep", {"lock", "sleep"}}, {"spin", {"gil", "runqueue"}}};
+  int compared = 0;
+  for (const auto& run : s.runs) {
+    if (run.value("status", "") != "ok") continue;
+    CHECK(run["thread_states"]["method"] == "exact");
+    REQUIRE(run.contains("thread_states_sampled"));
+    CHECK(run["thread_states_sampled"]["method"] == "sampled");
+    const auto states = does.find(run["case"].get<std::string>());
+    REQUIRE(states != does.end());
+    for (std::int64_t tid : tids_of(run)) {
+      const json* exact = thread(run, tid);
+      const json* sampled = thread(run, tid, "thread_states_sampled");
+      REQUIRE(exact);
+      REQUIRE(sampled);
+      // Of the time not queued for a core (the machine's, under load), as above; the spinners' of all of it.
+      const bool spin = run["case"] == "spin";
+      auto share = [&](const json& t) {
+        double in = 0;
+        for (const char* state : states->second) in += t["ns"][state].get<double>();
+        return in / (lived(t) + t.value("unclassified_ns", 0.0) - (spin ? 0.0 : t["ns"]["runqueue"].get<double>()));
+      };
+      INFO(run["case"] << " on " << run.value("interpreter", "?") << ", thread " << tid << ": exact " << share(*exact)
+                       << ", sampled " << share(*sampled));
+      if (!free_threaded(run) || !spin) CHECK(share(*exact) >= 0.6);
+      CHECK(std::abs(share(*exact) - share(*sampled)) <= 0.15);
+      ++compared;
+    }
+  }
+  CHECK(compared >= 9);  // every case ran at least once: 9 threads
 }

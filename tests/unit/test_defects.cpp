@@ -456,6 +456,15 @@ TEST_CASE("25.14 impossible thread states are left out on read, and no share exc
   REQUIRE(loaded.impossible.size() == 1);
   CHECK_THAT(loaded.impossible[0], Catch::StartsWith("hand.jsonl:2: "));
   CHECK_FALSE(std::get<gilhost::RunRecord>(loaded.lines[1]).thread_states.has_value());
+  // The sampled states beside exact ones (--thread-states both) are checked alike, on their own.
+  r.thread_states_sampled = r.thread_states;
+  r.thread_states->python_totals[gilhost::ThreadState::gil] = 0;
+  const gilhost::LoadedResults both =
+      gilhost::load_results_text("{\"type\":\"meta\",\"format\":1}\n" + gilhost::to_json(r).dump() + "\n", "both.jsonl");
+  REQUIRE(both.impossible.size() == 1);
+  CHECK_THAT(both.impossible[0], Catch::EndsWith("its sampled thread states left out"));
+  CHECK(std::get<gilhost::RunRecord>(both.lines[1]).thread_states.has_value());
+  CHECK_FALSE(std::get<gilhost::RunRecord>(both.lines[1]).thread_states_sampled.has_value());
   // Even a model made in memory never shows more than all of it.
   CHECK(r.thread_states->python_totals.share(gilhost::ThreadState::cpu) <= 1.0);
   CHECK(r.thread_states->python_totals.share(gilhost::ThreadState::gil) >= 0.0);

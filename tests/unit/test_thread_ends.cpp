@@ -213,6 +213,24 @@ TEST_CASE("thread ends: a thread running at its last reading: the stretch after 
   CHECK(t.times.lived_ns() == 30 * kMs);
 }
 
+TEST_CASE("thread ends: a thread read long after its reported end is still one thread, closed by its report",
+          "[thread_states][thread_ends]") {
+  // Read at 30 ms waiting for the GIL, and again at 90 ms, 40 ms after the end it reported at 50 ms: still
+  // exiting, queued for a core on a loaded machine.
+  gilhost::ThreadObservations obs = runner_process(110, 102);
+  obs.processes[kRoot].checkpoint_ns = 100 * kMs;
+  obs.threads.push_back({kRoot, 101, "t", {reading(30, 2, 1, gil_wait()), reading(90, 11, 30, running())}});
+  const gilhost::ThreadStates s = gilhost::classify_threads(obs, kGil, "", {}, one_report());
+  REQUIRE(s.threads.size() == 2);  // the main thread and 101, not a second 101 made of the report
+  const gilhost::ThreadRecord& t = record(s, 101);
+  CHECK(t.name == "t");
+  CHECK(t.start_ns == 20 * kMs);  // from the report: before the first reading
+  CHECK(t.end_ns == 90 * kMs);    // to the last reading
+  CHECK(t.times[ThreadState::cpu] == 11 * kMs);
+  CHECK(t.unclassified_ns == 0);
+  CHECK(s.threads_reported == 1);
+}
+
 TEST_CASE("thread ends: a reused tid's report stands alone; a report after the checkpoint adds no CPU",
           "[thread_states][thread_ends]") {
   // The sampler read tid 101 at 200-210 ms: another thread than the one that reported [20, 50] ms.

@@ -306,6 +306,22 @@ TEST_CASE("thread_states in a run record: written and read back", "[thread_state
   nlohmann::json old = j;
   old.erase("thread_states");
   CHECK_FALSE(std::get<gilhost::RunRecord>(gilhost::line_from_json(old)).thread_states);
+  CHECK_FALSE(j.contains("thread_states_sampled"));
+
+  // --thread-states both: the exact states and the sampler's of the same run, each kept as written.
+  r.thread_states->method = "exact";
+  gilhost::ThreadStates sampled = s;
+  sampled.threads[0].times[ThreadState::gil] = 55000000;
+  sampled.threads[0].times[ThreadState::runqueue] = 5000000;
+  r.thread_states_sampled = sampled;
+  const nlohmann::json both = gilhost::to_json(r);
+  CHECK(both["thread_states"]["method"] == "exact");
+  CHECK(both["thread_states_sampled"]["method"] == "sampled");
+  const auto back_both = std::get<gilhost::RunRecord>(gilhost::line_from_json(both));
+  REQUIRE(back_both.thread_states_sampled);
+  CHECK(back_both.thread_states->threads.at(0).times[ThreadState::gil] == 60000000);
+  CHECK(back_both.thread_states_sampled->threads.at(0).times[ThreadState::gil] == 55000000);
+  CHECK(back_both.thread_states_sampled->threads.at(0).timeline.size() == 2);
 }
 
 TEST_CASE("thread states: every tick at first, then every kStride-th", "[thread_states]") {
