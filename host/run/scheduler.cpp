@@ -192,9 +192,8 @@ ThreadStates sampled_states(const ChildResult& child, const GilsSaid& said) {
 
 // Where the run's threads spent their time: from the kernel's events where they were recorded, else
 // from the sampler's readings.
-std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std::string& mode) {
+std::optional<ThreadStates> thread_states_of(const ChildResult& child, const GilsSaid& said) {
   if (child.threads.empty() && !child.exact) return std::nullopt;
-  const GilsSaid said = gils_said(child, mode);
   if (child.exact) {
     const auto ns = [](const timeval& tv) { return std::int64_t{tv.tv_sec} * 1000000000 + std::int64_t{tv.tv_usec} * 1000; };
     return exact_thread_states(*child.exact, said.gils, said.unlocated, said.helpers,
@@ -204,9 +203,9 @@ std::optional<ThreadStates> thread_states_of(const ChildResult& child, const std
 }
 
 // The sampler's states of a run whose exact ones were recorded too (--thread-states both).
-std::optional<ThreadStates> sampled_beside_exact(const ChildResult& child, const std::string& mode) {
+std::optional<ThreadStates> sampled_beside_exact(const ChildResult& child, const GilsSaid& said) {
   if (!child.exact || child.threads.empty()) return std::nullopt;
-  return sampled_states(child, gils_said(child, mode));
+  return sampled_states(child, said);
 }
 
 // Which run this was: the case, the build, the round.
@@ -394,8 +393,9 @@ RunRecord make_run_record(const Experiment& ex, const PlannedRun& run, const Chi
   r.signal = child.signal;
   r.note = std::move(verdict.note);
   take_timings(r, child);
-  r.thread_states = thread_states_of(child, r.mode);
-  r.thread_states_sampled = sampled_beside_exact(child, r.mode);
+  const GilsSaid said = gils_said(child, r.mode);
+  r.thread_states = thread_states_of(child, said);
+  r.thread_states_sampled = sampled_beside_exact(child, said);
   take_outcome(r, *run.interp, child);
   r.error = std::move(verdict.error);
   apply_extracts(run.c->extract, r);  // [case.extract]: numbers the script printed, as metrics

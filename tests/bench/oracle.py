@@ -277,6 +277,32 @@ def share(times, state):
     return 100.0 * times[state] / lived if lived > 0 else 0.0
 
 
+def is_worker(t, min_life_ns):
+    """A Python thread other than its process's main one, that lived at least min_life_ns."""
+    return t["tid"] != t["pid"] and t.get("python") and t["end_ns"] - t["start_ns"] >= min_life_ns
+
+
+def thread_row(t, oracle_ns, life_ns, steal_share):
+    """One worker thread's comparison: gilhost's record `t` against the oracle's ns per state."""
+    gh = t["ns"]
+    unclassified = t.get("unclassified_ns", 0)
+    # The timeline draws the time no reading classified as `other` (results-format.md: its `other` is
+    # `ns.other` plus `unclassified_ns`); the totals leave it out of every state.
+    drawn = dict(gh, other=gh["other"] + unclassified)
+    return {
+        "tid": t["tid"], "name": t.get("name", ""), "life_ms": life_ns / 1e6,
+        "dev": {s: share(gh, s) - share(oracle_ns, s) for s in STATES},
+        "timeline_dev": {s: share(timeline_ns(t), s) - share(drawn, s) for s in STATES},
+        "kernel_ms": {s: oracle_ns[s] / 1e6 for s in STATES},
+        "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
+        # What gilhost left in no state (its shares above are of the rest): points of the thread's life.
+        "unclassified": 100.0 * unclassified / max(1, sum(gh.values()) + unclassified),
+        # Of gilhost's CPU time, what it took for the host's steal (measure/steal), in points of its share.
+        "stolen": 100.0 * t.get("stolen_ns", 0) / max(1, sum(gh.values())),
+        "steal_share": steal_share,
+    }
+
+
 def compare_modes(rec, min_life_ns):
     """Per worker thread of a `--thread-states both` run: {state: (sampled points - exact points)}, and the
     sampled timeline - its totals, as compare_run gives them against perf."""
@@ -286,24 +312,13 @@ def compare_modes(rec, min_life_ns):
     by_tid = {t["tid"]: t for t in exact["threads"]}
     rows, unmatched = [], 0
     for t in sampled["threads"]:
-        if t["tid"] == t["pid"] or not t.get("python") or t["end_ns"] - t["start_ns"] < min_life_ns:
+        if not is_worker(t, min_life_ns):
             continue
         e = by_tid.get(t["tid"])
         if e is None:
             unmatched += 1
             continue
-        gh, unclassified = t["ns"], t.get("unclassified_ns", 0)
-        drawn = dict(gh, other=gh["other"] + unclassified)
-        rows.append({
-            "tid": t["tid"], "name": t.get("name", ""), "life_ms": (t["end_ns"] - t["start_ns"]) / 1e6,
-            "dev": {s: share(gh, s) - share(e["ns"], s) for s in STATES},
-            "timeline_dev": {s: share(timeline_ns(t), s) - share(drawn, s) for s in STATES},
-            "kernel_ms": {s: e["ns"][s] / 1e6 for s in STATES},
-            "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
-            "unclassified": 100.0 * unclassified / max(1, sum(gh.values()) + unclassified),
-            "stolen": 100.0 * t.get("stolen_ns", 0) / max(1, sum(gh.values())),
-            "steal_share": sampled.get("steal_share"),
-        })
+        rows.append(thread_row(t, e["ns"], t["end_ns"] - t["start_ns"], sampled.get("steal_share")))
     missing = f"; {unmatched} not in the exact record" if unmatched else ""
     return rows, f"exact coverage {exact.get('coverage', '?')}{missing}"
 
@@ -320,7 +335,7 @@ def compare_run(rec, perf, min_life_ns):
     windows = windows_of(rec, perf)
     rows, unseen = [], 0
     for t in ts["threads"]:
-        if t["tid"] == t["pid"] or not t.get("python") or t["end_ns"] - t["start_ns"] < min_life_ns:
+        if not is_worker(t, min_life_ns):
             continue
         a, b = t["start_ns"] + offset, t["end_ns"] + offset
         kernel, unknown = perf.shares(t["tid"], a, b, windows)
@@ -328,24 +343,7 @@ def compare_run(rec, perf, min_life_ns):
             unseen += 1  # perf did not see this thread, or lost its events, for more than 2 % of the window:
             # an unknown stretch that long would move its shares by as many points
             continue
-        gh = t["ns"]
-        unclassified = t.get("unclassified_ns", 0)
-        tl = timeline_ns(t)
-        # The timeline draws the time no reading classified as `other` (results-format.md: its `other` is
-        # `ns.other` plus `unclassified_ns`); the totals leave it out of every state.
-        drawn = dict(gh, other=gh["other"] + unclassified)
-        rows.append({
-            "tid": t["tid"], "name": t.get("name", ""), "life_ms": (b - a) / 1e6,
-            "dev": {s: share(gh, s) - share(kernel, s) for s in STATES},
-            "timeline_dev": {s: share(tl, s) - share(drawn, s) for s in STATES},
-            "kernel_ms": {s: kernel[s] / 1e6 for s in STATES},
-            "gilhost_ms": {s: gh[s] / 1e6 for s in STATES},
-            # What gilhost left in no state (its shares above are of the rest): points of the thread's life.
-            "unclassified": 100.0 * unclassified / max(1, sum(gh.values()) + unclassified),
-            # Of gilhost's CPU time, what it took for the host's steal (measure/steal), in points of its share.
-            "stolen": 100.0 * t.get("stolen_ns", 0) / max(1, sum(gh.values())),
-            "steal_share": ts.get("steal_share"),
-        })
+        rows.append(thread_row(t, kernel, b - a, ts.get("steal_share")))
     spread = (statistics.median(offsets) - min(offsets)) / 1e6
     steal = ts.get("steal_share")
     stolen = f"; the host took {100 * steal:.1f} % of the CPUs (steal)" if steal else ""
