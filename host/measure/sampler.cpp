@@ -105,6 +105,11 @@ TreeSampler::TreeSampler(pid_t root, int rescan_every_ticks, pid_t adopter, int 
   }
 }
 
+bool TreeSampler::read_root_stat(ProcStat& out) const {
+  const auto root = members_.find(root_);
+  return root != members_.end() && root->second.stat_fd && read_stat_fd(root->second.stat_fd.get(), out);
+}
+
 namespace {
 UniqueFd open_children(pid_t pid) {
   char path[96];

@@ -98,6 +98,8 @@ class TreeSampler {
   int peak_threads() const { return peak_threads_; }
   int peak_processes() const { return peak_procs_; }
   std::size_t sample_count() const { return sample_count_; }
+  // The root's /proc/PID/stat now, through the descriptor the sampler keeps; false once it is gone.
+  bool read_root_stat(ProcStat& out) const;
   std::size_t idle_sample_count() const { return idle_samples_; }
   // How an idle tree was told: "switch records" (with why and when they stopped, if they did), "cgroup
   // cpu.stat", or "none" (every tick read the tree).

@@ -82,21 +82,34 @@ std::optional<StatTimes> parse_stat_times(const char* text, long ticks_per_secon
   return StatTimes{column[7] * tick_ns, (column[0] + column[1] + column[2] + column[5] + column[6]) * tick_ns};
 }
 
+namespace {
+// /proc/stat and the two numbers its reading needs, once a process: a run's sampler made them anew, and on a
+// slow VM the open, the close and sysconf's read of /sys/devices/system/cpu/online cost ~40 us a run
+// (docs/performance.md, "The orchestrator's own CPU"). A pread at offset 0 needs no lock.
+struct ProcStatFile {
+  UniqueFd fd{::open("/proc/stat", O_RDONLY | O_CLOEXEC)};
+  long hz = ::sysconf(_SC_CLK_TCK);
+  int cpus = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+};
+
+const ProcStatFile& proc_stat_file() {
+  static const ProcStatFile file;
+  return file;
+}
+}  // namespace
+
 void StealReader::read(std::int64_t t_ns, StealSeries& into, bool force) {
   if (failed_ || (read_once_ && !force && t_ns - last_ns_ < kMinGapNs)) return;
-  if (!fd_) {
-    fd_ = UniqueFd(::open("/proc/stat", O_RDONLY | O_CLOEXEC));
-    hz_ = ::sysconf(_SC_CLK_TCK);
-    into.cpus = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-  }
+  const ProcStatFile& file = proc_stat_file();
+  into.cpus = file.cpus;
   char buf[512];
-  const ssize_t n = fd_ ? ::pread(fd_.get(), buf, sizeof buf - 1, 0) : -1;
+  const ssize_t n = file.fd ? ::pread(file.fd.get(), buf, sizeof buf - 1, 0) : -1;
   if (n <= 0) {
     failed_ = true;
     return;
   }
   buf[n] = '\0';
-  const std::optional<StatTimes> times = parse_stat_times(buf, hz_);
+  const std::optional<StatTimes> times = parse_stat_times(buf, file.hz);
   if (!times) {
     failed_ = true;
     return;

@@ -60,7 +60,7 @@ struct StealSeries {
 // ns; nullopt without the steal column.
 std::optional<StatTimes> parse_stat_times(const char* text, long ticks_per_second);
 
-// Reads /proc/stat through a descriptor kept open (a pread, ~5 us), at most every kMinGapNs: the column
+// Reads /proc/stat through a descriptor the process keeps open (a pread, ~5 us), at most every kMinGapNs: the column
 // moves in 10 ms ticks, and StealSeries::running_share looks at a second at a time.
 class StealReader {
  public:
@@ -70,11 +70,9 @@ class StealReader {
   void read(std::int64_t t_ns, StealSeries& into, bool force = false);
 
  private:
-  UniqueFd fd_;
   bool failed_ = false;
   bool read_once_ = false;
   std::int64_t last_ns_ = 0;
-  long hz_ = 0;
 };
 
 }  // namespace gilhost

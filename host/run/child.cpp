@@ -237,12 +237,13 @@ class Waiter {
 // Off the CPU the child started on, if we are on it: vfork's return wakes us where the child runs, and
 // from there every tick of ours would take the child's CPU while another stood idle (docs/performance.md).
 // We move; the child stays wherever the scheduler put it, its CPUs untouched. Nothing to do on one CPU.
-void step_off_cpu_of(pid_t child) {
+// The child's stat is read through the sampler's descriptor: one open of /proc/PID/stat a run, not two.
+void step_off_cpu_of(const TreeSampler& child) {
   cpu_set_t allowed;
   const int here = ::sched_getcpu();
   if (here < 0 || ::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;
   ProcStat st;
-  if (!read_proc_stat(child, st) || st.processor != here) return;
+  if (!child.read_root_stat(st) || st.processor != here) return;
   cpu_set_t others = allowed;
   CPU_CLR(here, &others);
   if (::sched_setaffinity(0, sizeof others, &others) == 0) ::sched_setaffinity(0, sizeof allowed, &allowed);
@@ -364,7 +365,6 @@ bool ChildRun::spawn() {
     return false;
   }
   res_.pid = pid;
-  step_off_cpu_of(pid);
   if (!req_.event_token.empty()) res_.events.expect(req_.event_token, pid);  // the runner's events only
   out_.write.reset();
   err_.write.reset();
@@ -426,6 +426,7 @@ void ChildRun::start_sampling() {
   // and the task link count, half the cost or less (measure/sampler.hpp).
   const int rescan_every = static_cast<int>(std::max<std::int64_t>(1, 50000000 / interval_));
   sampler_.emplace(res_.pid, rescan_every, subreaper_ ? self_ : 0, 10 * rescan_every);
+  step_off_cpu_of(*sampler_);
   // Exact states where asked and allowed (the runner has just exec'd: one thread, whose descendants all
   // inherit the events), else the sampler reads the threads.
   const int interval_ms = static_cast<int>(interval_ / 1000000);

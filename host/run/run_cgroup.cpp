@@ -161,16 +161,19 @@ const RunCgroup& RunCgroup::session() {
 }
 
 UniqueFd RunCgroup::procs_holding(pid_t pid) const {
-  // cgroup.procs lists its processes one a line; the run's child joined before it exec'd.
-  UniqueFd procs = open_for_reading("cgroup.procs");
+  // cgroup.procs lists its processes one a line; the run's child joined before it exec'd. Read through
+  // the descriptor kept open, and handed out as a copy of it (its readers pread at 0): a run's path walks
+  // through cgroupfs cost more than the reads (docs/performance.md, "The orchestrator's own CPU").
+  if (!active() || procs_read_fd_ < 0) return {};
   std::vector<pid_t> members;
-  if (procs) read_pid_list(procs.get(), members);
+  read_pid_list(procs_read_fd_, members);
   if (std::find(members.begin(), members.end(), pid) == members.end()) return {};
-  return procs;
+  return UniqueFd(::fcntl(procs_read_fd_, F_DUPFD_CLOEXEC, 0));
 }
 
 UniqueFd RunCgroup::open_for_reading(const char* name) const {
   if (!active()) return {};
+  if (dir_fd_ >= 0) return UniqueFd(::openat(dir_fd_, name, O_RDONLY | O_CLOEXEC));
   return UniqueFd(::open((dir_ + "/" + name).c_str(), O_RDONLY | O_CLOEXEC));
 }
 

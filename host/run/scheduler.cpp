@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <optional>
 
@@ -439,12 +439,17 @@ ChildRequest child_request(const Experiment& ex, const std::vector<std::string>&
   return req;
 }
 
-// The machine's 1-minute load average now (/proc/loadavg), or nullopt where it cannot be read.
+// The machine's 1-minute load average now (/proc/loadavg), or nullopt where it cannot be read. Through a
+// descriptor kept open: one pread a run, not an open, a read and a close (docs/performance.md).
 std::optional<double> read_load_avg() {
-  std::ifstream f("/proc/loadavg");
-  double one_minute = 0;
-  if (f >> one_minute) return one_minute;
-  return std::nullopt;
+  static const UniqueFd loadavg(::open("/proc/loadavg", O_RDONLY | O_CLOEXEC));
+  char text[64];
+  const ssize_t n = loadavg ? ::pread(loadavg.get(), text, sizeof text - 1, 0) : -1;
+  if (n <= 0) return std::nullopt;
+  text[n] = '\0';
+  double one_minute = 0;  // from_chars: the C locale's '.', whatever setlocale said
+  if (std::from_chars(text, text + n, one_minute).ec != std::errc()) return std::nullopt;
+  return one_minute;
 }
 
 // `path` opened to be exec'd through (O_PATH), or none where it is not an executable file of ours now.

@@ -104,24 +104,27 @@ int main(int argc, char **argv) {
 """
 
 
-def spawn_timed(argv, env=None, stderr=None, stdout=None):
+def spawn_timed(argv, env=None, stderr=None, stdout=None, cpu=None):
     """(spawn, reaped) in CLOCK_MONOTONIC ns, with posix_spawn (no fork of this process's memory); stdout
-    to /dev/null or to the file `stdout`."""
+    to /dev/null or to the file `stdout`. With a list `cpu`, appends the process's CPU seconds (user and
+    system, its reaped children's included: wait4's rusage)."""
     actions = [(os.POSIX_SPAWN_OPEN, 1, stdout or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
     if stderr:
         actions.append((os.POSIX_SPAWN_OPEN, 2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
     t0 = time.monotonic_ns()
     pid = os.posix_spawn(argv[0], argv, env if env is not None else ENV, file_actions=actions)
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
     t1 = time.monotonic_ns()
+    if cpu is not None:
+        cpu.append(usage.ru_utime + usage.ru_stime)
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise RuntimeError("%s exited with %d" % (argv, os.waitstatus_to_exitcode(status)))
     return t0, t1
 
 
-def spawn_wall(argv, env=None, stderr=None):
-    """Seconds from spawn to reaped."""
-    t0, t1 = spawn_timed(argv, env, stderr)
+def spawn_wall(argv, env=None, stderr=None, cpu=None):
+    """Seconds from spawn to reaped (`cpu`: as spawn_timed's)."""
+    t0, t1 = spawn_timed(argv, env, stderr, cpu=cpu)
     return (t1 - t0) / 1e9
 
 
@@ -207,10 +210,11 @@ class Gilhost:
         log.close()
         return cls.take_runs(results, 1, log.name)[0]
 
-    def run(self, python, call, params, repeat=1, interval_ms=10, thread_states=True, mode=None):
-        """Runs a session (`mode`: --thread-states exact or sampled); returns (whole-command wall seconds, run records)."""
+    def run(self, python, call, params, repeat=1, interval_ms=10, thread_states=True, mode=None, cpu=None):
+        """Runs a session (`mode`: --thread-states exact or sampled); returns (whole-command wall seconds, run
+        records). `cpu`: as spawn_timed's."""
         argv, results = self.command(python, self.config(call, params, repeat, interval_ms, thread_states))
-        wall = spawn_wall(argv + (["--thread-states", mode] if mode else []), stderr=self.log())
+        wall = spawn_wall(argv + (["--thread-states", mode] if mode else []), stderr=self.log(), cpu=cpu)
         return wall, self.take_runs(results, repeat, self.log())
 
 
@@ -290,13 +294,18 @@ def fig_hyperfine(g, python, work, n, pairs, pin=False):
     export = os.path.join(work, "hyperfine.json")
     per_run, whole, g_ms, h_ms, g_whole, h_whole = [], [], [], [], [], []
     g_each, h_each = [], []  # every run's time, both sides: where the difference lies in the distribution
+    g_own, h_own = [], []  # each tool's own CPU a run (ms): on one CPU it adds to the runs' time
     steps, between, from_cache = [], [], []  # each step of the same sessions' runs, and the orchestrator's work between them
     cpus = sorted(os.sched_getaffinity(0))
     for i in range(pairs):
         with on_cpu(cpus[i % len(cpus)] if pin else None):
             for side in alternate(i, "gilhost", "hyperfine"):
                 if side == "gilhost":
-                    wall, runs = g.run(python, "noop", {}, repeat=n)
+                    cpu = []
+                    wall, runs = g.run(python, "noop", {}, repeat=n, cpu=cpu)
+                    # Its own CPU a run: the session's, less its runs' (each child's wait4 rusage, as
+                    # hyperfine's runs' below), start-up and report included.
+                    g_own.append((cpu[0] - sum(r["tree_cpu_ns"] for r in runs) / 1e9) / n * 1e3)
                     g_ms.append(statistics.mean(cycles(runs)) * 1e3)
                     g_each += [c * 1e3 for c in cycles(runs)]
                     g_whole.append(wall)
@@ -304,9 +313,12 @@ def fig_hyperfine(g, python, work, n, pairs, pin=False):
                     from_cache += [bool(r.get("locate_cached")) for r in runs[1:]]
                     between += [c * 1e3 - r["parent_wall_ns"] / 1e6 for c, r in zip(cycles(runs), runs[1:])]
                 else:
+                    cpu = []
                     wall = spawn_wall([hf, "-N", "--runs", str(n), "--style", "none", "--export-json", export,
-                                       "%s -c pass" % python], stderr=os.path.join(work, "hyperfine-stderr.txt"))
+                                       "%s -c pass" % python], stderr=os.path.join(work, "hyperfine-stderr.txt"), cpu=cpu)
                     result = json.load(open(export))["results"][0]
+                    runs_cpu = (result["user"] + result["system"]) * len(result["times"])  # its means, times its runs
+                    h_own.append((cpu[0] - runs_cpu) / len(result["times"]) * 1e3)
                     h_ms.append(result["mean"] * 1e3)
                     h_each += [t * 1e3 for t in result.get("times", [])]
                     h_whole.append(wall)
@@ -326,6 +338,7 @@ def fig_hyperfine(g, python, work, n, pairs, pin=False):
             "locate_plus_prepare_own_ms": median(s["locate"] + s["prepare"] - s["script_import"] for s in steps),
             "locate_from_cache": sum(from_cache) / max(1, len(from_cache)), "pairs": pairs,
             "hyperfine_mean_ms": median(h_ms), "whole_command": ratio_figure(whole),
+            "own_cpu_ms_per_run": {"gilhost": median(g_own), "hyperfine": median(h_own)},
             "gilhost_whole_s": median(g_whole), "hyperfine_whole_s": median(h_whole), "pinned_pairs": pin,
             "percentiles_ms": {"at": [10, 50, 90], "gilhost": percentiles(g_each), "hyperfine": percentiles(h_each)},
             "command": "hyperfine -N --runs %d --export-json F '%s -c pass'" % (n, python)}
@@ -681,7 +694,10 @@ def report(fig):
                      "%.2f vs %.2f ms a run%s; whole command %.3fx (%.2f vs %.2f s)%s"
                      % (h["gilhost_ms_per_run"], h["hyperfine_mean_ms"], spread, h["whole_command"]["ratio"],
                         h["gilhost_whole_s"], h["hyperfine_whole_s"],
-                        "; each pair on one CPU, the CPU alternating" if h.get("pinned_pairs") else ""),
+                        "; each pair on one CPU, the CPU alternating" if h.get("pinned_pairs") else "")
+                     + ("; own CPU a run (not its runs') %.2f vs %.2f ms" % (h["own_cpu_ms_per_run"]["gilhost"],
+                                                                          h["own_cpu_ms_per_run"]["hyperfine"])
+                        if "own_cpu_ms_per_run" in h else ""),
                      h["per_run"]["ratio"] <= 1.05))
         if "steps_ms" in h:
             rows.append(("1 the runner's locate + prepare steps <= 0.3 ms", "%.3f ms" % h["locate_plus_prepare_ms"],
