@@ -8,9 +8,14 @@ namespace gilhost::py {
 
 SharedLibrary SharedLibrary::open_global(const std::string& path, std::string& error) {
   SharedLibrary lib;
-  // Lazy binding: resolving all of libpython's ~1,500 relocations up front costs a run 0.2-0.7 ms, and the
-  // runner uses a few dozen functions. RTLD_GLOBAL, so extension modules find libpython's symbols.
-  lib.handle_ = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL);
+  // Every symbol bound now, not at its first call: a no-op run calls ~580 of libpython's functions through
+  // the lazy-binding trampoline (which saves the vector registers each time), and binding all ~1,900 at
+  // once cost a run 0.5-1.3 % less (docs/performance.md, "Binding libpython's symbols at load"). Nor does
+  // a case then pay the loader for the first call of a function it is timed in. Lazily where a symbol
+  // cannot be bound (a library that leans on its program for one): as `python` itself would load it.
+  // RTLD_GLOBAL, so extension modules find libpython's symbols.
+  lib.handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!lib.handle_) lib.handle_ = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL);
   lib.path_ = path;
   if (!lib.handle_) {
     const char* msg = ::dlerror();
