@@ -60,8 +60,8 @@ struct StealSeries {
 // ns; nullopt without the steal column.
 std::optional<StatTimes> parse_stat_times(const char* text, long ticks_per_second);
 
-// Reads /proc/stat through a descriptor the process keeps open (a pread, ~5 us), at most every kMinGapNs: the column
-// moves in 10 ms ticks, and StealSeries::running_share looks at a second at a time.
+// Reads /proc/stat through a descriptor the process keeps open (a pread, ~5 us), at most every kMinGapNs:
+// the column moves in 10 ms ticks, and StealSeries::running_share looks at a second at a time.
 class StealReader {
  public:
   static constexpr std::int64_t kMinGapNs = 50'000'000;
