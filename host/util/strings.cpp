@@ -128,7 +128,11 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   if (len == 0 || i + len > s.size()) return 0;
   for (std::size_t k = 1; k < len; ++k)
     if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  if (len == 2 && b < 0xC2) return 0;  // overlong
+  // RFC 3629's table: no overlong form, no surrogate (U+D800..U+DFFF, ED A0..BF), nothing past U+10FFFF.
+  const auto second = len > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
+  if (len == 2 && b < 0xC2) return 0;
+  if (len == 3 && ((b == 0xE0 && second < 0xA0) || (b == 0xED && second > 0x9F))) return 0;
+  if (len == 4 && ((b == 0xF0 && second < 0x90) || (b == 0xF4 && second > 0x8F) || b > 0xF4)) return 0;
   return len;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/json_reader.hpp"
+#include "util/strings.hpp"
 
 using gilhost::read_json;
 using nlohmann::json;
@@ -57,6 +58,23 @@ TEST_CASE("json_reader: what nlohmann refuses is refused, with where", "[json_re
   std::string error;
   CHECK_FALSE(read_json("[1, 2", error));
   CHECK(error.find("at byte 5") != std::string::npos);
+}
+
+TEST_CASE("json_reader: UTF-8 as strict as nlohmann's: no surrogate, overlong form or code point past U+10FFFF",
+          "[json_reader]") {
+  // The fuzzer's find (CI, 2026-12-07): an encoded surrogate (ED BB BB) was taken for UTF-8.
+  check_same_as_nlohmann("\"\xed\xbb\xbb\xef\xbb\xbb\xef\xa0\xa8" "a\"");
+  for (const char* text :
+       {"\"\xed\xa0\x80\"", "\"\xed\xbf\xbf\"", "\"\xed\x9f\xbf\"",     // U+D800, U+DFFF (no), U+D7FF (yes)
+        "\"\xe0\x80\xaf\"", "\"\xe0\x9f\xbf\"", "\"\xe0\xa0\x80\"",     // overlong 3-byte (no), U+0800
+        "\"\xf0\x80\x80\xaf\"", "\"\xf0\x8f\xbf\xbf\"", "\"\xf0\x90\x80\x80\"",  // overlong 4, U+10000
+        "\"\xf4\x8f\xbf\xbf\"", "\"\xf4\x90\x80\x80\"", "\"\xf5\x80\x80\x80\"",  // U+10FFFF; past it
+        "\"\xc0\xaf\"", "\"\xc2\x80\"", "\"\xef\xbf\xbf\""})
+    check_same_as_nlohmann(text);
+  CHECK_FALSE(gilhost::is_valid_utf8("\xed\xa0\x80"));
+  CHECK_FALSE(gilhost::is_valid_utf8("\xf4\x90\x80\x80"));
+  CHECK(gilhost::is_valid_utf8("\xed\x9f\xbf\xf4\x8f\xbf\xbf"));
+  CHECK(gilhost::escape_controls("a\xed\xa0\x80") == "a\\xed\\xa0\\x80");  // shown as bytes, not passed on
 }
 
 TEST_CASE("json_reader: nesting beyond kMaxJsonDepth is refused; up to it is read", "[json_reader]") {
