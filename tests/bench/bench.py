@@ -218,6 +218,12 @@ class Gilhost:
         return wall, self.take_runs(results, repeat, self.log())
 
 
+def own_cpu_ms(session_cpu_s, runs):
+    """A session's own CPU a run (ms): its wait4 rusage (spawn_timed's `cpu`) less its runs' (each
+    record's `tree_cpu_ns`, the child's own wait4 rusage), start-up and report included."""
+    return (session_cpu_s - sum(r["tree_cpu_ns"] for r in runs) / 1e9) / len(runs) * 1e3
+
+
 def cycles(runs):
     """Seconds from one run's record to the next's: one whole run as the session pays it."""
     stamps = [r["time_unix_ns"] for r in runs]
@@ -303,9 +309,7 @@ def fig_hyperfine(g, python, work, n, pairs, pin=False):
                 if side == "gilhost":
                     cpu = []
                     wall, runs = g.run(python, "noop", {}, repeat=n, cpu=cpu)
-                    # Its own CPU a run: the session's, less its runs' (each child's wait4 rusage, as
-                    # hyperfine's runs' below), start-up and report included.
-                    g_own.append((cpu[0] - sum(r["tree_cpu_ns"] for r in runs) / 1e9) / n * 1e3)
+                    g_own.append(own_cpu_ms(cpu[0], runs))  # less its runs', as hyperfine's below
                     g_ms.append(statistics.mean(cycles(runs)) * 1e3)
                     g_each += [c * 1e3 for c in cycles(runs)]
                     g_whole.append(wall)
