@@ -448,7 +448,7 @@ std::string render_comparison_text(const Comparison& c, std::size_t width) {
     const Table terse = terse_comparison_table(c);
     out += fitted_table_text(terse, width);
     if (std::any_of(terse.rows.begin(), terse.rows.end(), [](const auto& row) { return starts_with(row[4], "no diff."); }))
-      out += wrap_text("no diff.: no measurable difference, the ratio's 95 % interval holds 1 (or there is none)", width) + "\n";
+      out += wrap_text("no diff.: no measurable difference, the ratio's 95 % interval holds 1", width) + "\n";
   }
   if (c.has_gil_wait()) out += wrap_text(width == 0 ? kGilCaption : kTerseGilCaption, width) + "\n";
   out += "\n" + wrap_text(summary_line(c), width) + "\n";

@@ -51,9 +51,9 @@ std::string ratio_cell(const Estimate& r, bool with_n) {
   if (r.n == 0) return "-";
   if (ratio_direction(r) != Direction::no_difference) return ratio_figure(r);
   const std::string n = with_n ? fmt::format(" n={}", r.n) : "";
-  if (!r.interval) return "no diff." + n;
-  // Too few runs for a 95 % interval (below 6): the figure with a "?", never a stated direction, and never
-  // "no difference" either where every run points one way.
+  // Too few runs for a 95 % interval (below 6), or one pair with no interval at all: the figure with a "?",
+  // never a stated direction, and never "no difference" either (one run of 32x is not evidence of none).
+  if (!r.interval) return ratio_number(r.point) + "x?" + n;
   if (!r.interval->at_95()) return ratio_number(r.point) + "x? " + ratio_range(*r.interval) + n;
   return "no diff. " + ratio_range(*r.interval) + n;
 }

@@ -22,8 +22,9 @@ std::string no_difference_why(const Estimate& ratio);
 
 // "1.83x (1.70–1.95)", "1.83x" without an interval: the figure and its interval, nothing claimed.
 std::string ratio_figure(const Estimate& ratio);
-// A ratio as a table cell: "1.83x (1.70–1.95)" where its direction holds, "no diff. (0.90–2.60) n=3" or
-// "no diff. n=1" where it does not, "43.7x? (41.9–45.5) n=2" below 6 runs (no 95 % interval); without the n where the table has a runs column (`with_n` false).
+// A ratio as a table cell: "1.83x (1.70–1.95)" where its direction holds, "no diff. (0.90–2.60) n=8" where
+// its 95 % interval holds 1, "43.7x? (41.9–45.5) n=2" below 6 runs (no 95 % interval) and "32x? n=1" for one
+// pair (no interval at all); without the n where the table has a runs column (`with_n` false).
 std::string ratio_cell(const Estimate& ratio, bool with_n = true);
 
 // "0.312 s (0.30–0.33)": a time in seconds (format_seconds) with its interval; "0.312 s" without one.

@@ -91,7 +91,7 @@ std::string how_text(const ViewSpec& v) {
   const std::string key = figure_label(v.key);
   if (v.kind == ViewKind::value) return "median of " + key + " in the result of " + v.a + " over the measured runs";
   if (v.key.empty())
-    return "case time of " + v.a + " / case time of " + v.b + ", paired by round (Hodges-Lehmann, its interval; \"no diff.\": no measurable difference, its 95 % interval holds 1 or there is none; \"x?\": too few runs for a 95 % interval, no direction stated)";
+    return "case time of " + v.a + " / case time of " + v.b + ", paired by round (Hodges-Lehmann, its interval; \"no diff.\": no measurable difference, its 95 % interval holds 1; \"x?\": too few runs for a 95 % interval (one run: none), no direction stated)";
   return key + " of " + v.a + " / " + key + " of " + v.b + ", paired by round (Hodges-Lehmann, its interval)";
 }
 

@@ -43,7 +43,7 @@ std::string render_details(const Section& s, const Markup& m) {
   if (!s.summary.baseline.empty())
     out += m.paragraph(m.escape("ratio: wall / wall of ") + m.quote(s.summary.baseline) +
                            m.escape(" on the same build, paired by round (Hodges-Lehmann, its interval; "
-                                    "\"no diff.\": no measurable difference, the 95 % interval holds 1 or there is none; \"x?\": too few runs for a 95 % interval, no direction stated)."),
+                                    "\"no diff.\": no measurable difference, the 95 % interval holds 1; \"x?\": too few runs for a 95 % interval (one run: none), no direction stated)."),
                        "muted");
   return out;
 }

@@ -127,7 +127,7 @@ std::string format_change(const RatioStat& r) {
   const Direction d = ratio_direction(e);
   if (d == Direction::no_difference)
     return e.interval ? fmt::format("no measurable difference ({:.2f}–{:.2f}, {})", e.interval->lo, e.interval->hi, n)
-                      : "no measurable difference (" + n + ")";
+                      : fmt::format("{:.2f}x? (one pair, no interval: {})", e.point, n);
   // The factor of the direction: B 1.25x faster reads from A/B = 1 / (B/A), its interval inverted too.
   if (d == Direction::lower)
     return fmt::format("{:.2f}x faster ({:.2f}–{:.2f}, {})", 1 / e.point, 1 / e.interval->hi, 1 / e.interval->lo, n);

@@ -47,7 +47,8 @@ RatioStat metric_ratio(const std::vector<RunRecord>& num_runs, const std::vector
 // where it does not (report/evidence's ratio_cell), "-".
 std::string format_ratio(const RatioStat& r);
 // B/A as a change: "1.23x slower (1.10–1.40, n=6)", "1.10x faster (1.05–1.15, n=6)" (the factor is >= 1);
-// "no measurable difference (0.95–1.08, n=6)" where the 95 % interval holds 1 or there is none.
+// "no measurable difference (0.95–1.08, n=6)" where the 95 % interval holds 1; "2.00x? (one pair, no
+// interval: n=1)" where there is none.
 std::string format_change(const RatioStat& r);
 
 }  // namespace gilhost

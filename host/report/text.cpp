@@ -117,7 +117,7 @@ std::string section_text(const Section& s, const TextOptions& o) {
     if (!s.summary.baseline.empty())
       out += "ratio: wall / wall of '" + s.summary.baseline +
              "' on the same build, paired by round (Hodges-Lehmann, its interval; \"no diff.\": no measurable "
-             "difference, the 95 % interval holds 1 or there is none; \"x?\": too few runs for a 95 % interval)\n";
+             "difference, the 95 % interval holds 1; \"x?\": too few runs for a 95 % interval (one run: none))\n";
   }
   for (const auto& sc : s.scaling)
     out += "\nscaling of " + sc.title() + " (speedup · efficiency)\n" + render_text_table(sc.table, o.width) + scaling_caption(sc) + "\n";

@@ -199,7 +199,8 @@ TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][c
   SECTION("the same session wins over the same repeat index elsewhere") {
     RatioStat r = wall_ratio({run(200, 0, "a", 0)}, {run(50, 0, "b", 0), run(100, 0, "a", 0)});
     CHECK(r.value == Approx(2.0));
-    CHECK(format_ratio(r) == "no diff. n=1");
+    CHECK(format_ratio(r) == "2.00x? n=1");
+    CHECK(format_change(r) == "2.00x? (one pair, no interval: n=1)");
   }
   SECTION("no repeat index in common: the ratio of the medians, and the range of all pairs") {
     RatioStat r = wall_ratio({run(100, 5), run(300, 6), run(200, 7)}, {run(100, 0), run(50, 1)});
@@ -218,7 +219,7 @@ TEST_CASE("wall ratios pair runs by repeat, within a session first", "[report][c
                                   {run(100, 0), run(100, 1), run(100, 2), run(100, 3), run(100, 4), run(100, 5)});
     CHECK(format_change(faster) == "2.00x faster (2.00–2.00, n=6)");
     RatioStat same = wall_ratio({run(100, 0)}, {run(100, 0)});
-    CHECK(format_change(same) == "no measurable difference (n=1)");
+    CHECK(format_change(same) == "1.00x? (one pair, no interval: n=1)");
     RunRecord err = run(10, 0);
     err.status = RunStatus::error;
     RunRecord warm = run(10, 0);

@@ -172,14 +172,14 @@ TEST_CASE("views: a ratio that claims nothing is drawn hollow; a single run's va
   h.unit = "x";
   // One run of a slow case: 150x, no interval, no direction. Beside it a steady 2x of 6 rounds, and a 2.4x
   // of 3 rounds (a 75 % interval: no direction claimed, but its spread is known).
-  h.values.push_back({"3.9", 150.0, Estimate{1, 150.0, std::nullopt}, false, "no diff. n=1"});
+  h.values.push_back({"3.9", 150.0, Estimate{1, 150.0, std::nullopt}, false, "150x? n=1"});
   h.values.push_back({"3.12", 2.0, Estimate{6, 2.0, Interval{1.8, 2.2, 0.95}}, true, "2.00x (1.80–2.20) n=6"});
   h.values.push_back({"3.13", 2.4, Estimate{3, 2.4, Interval{2.0, 2.9, 0.75}}, false, "2.40x? (2.00–2.90) n=3"});
   const std::string svg = headline_svg(Section{}, h);
   CHECK(report_test::count(svg, "<rect class=\"viewbar noclaim\"") == 2);
   CHECK(report_test::count(svg, "<rect class=\"viewbar\"") == 1);
   CHECK(report_test::count(svg, "<path class=\"whisker\"") == 2);
-  CHECK_THAT(svg, Contains(">» no diff. n=1</text>"));
+  CHECK_THAT(svg, Contains(">» 150x? n=1</text>"));
   CHECK_THAT(svg, Contains(">2.00x (1.80–2.20) n=6</text>"));
   CHECK_THAT(svg, Contains(">2.40x? (2.00–2.90) n=3</text>"));
   CHECK_THAT(svg, Contains("Outlined: no direction claimed") && Contains("» marks one past it"));
