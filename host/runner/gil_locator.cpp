@@ -185,9 +185,17 @@ std::optional<GilOffset> offset_of(const py::Api& api, const protocol::GilEvent&
   return out;
 }
 
+// The offset a file the orchestrator handed over keeps for `key` (RunnerSpec::gil_offsets), if any.
+std::optional<GilOffset> handed_offset(const std::vector<std::string>& handed, const std::string& key) {
+  for (const std::string& file : handed)
+    if (auto offset = decode_gil_offset(file, key)) return offset;
+  return std::nullopt;
+}
+
 }  // namespace
 
-protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython) {
+protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython,
+                                   const std::vector<std::string>& handed) {
   const std::int64_t t0 = monotonic_ns();
   const std::optional<LibraryIdentity> id = cache_dir.empty() ? std::nullopt : library_identity(libpython);
   const std::uintptr_t base = object_base_of(reinterpret_cast<const void*>(api.PyInterpreterState_Get));
@@ -196,10 +204,14 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
     const std::optional<bool> on = gil_enabled_sys(api);
     key = gil_offset_key(*id, on);
     path = gil_offset_cache_path(cache_dir, key);
-    const auto cached = read_gil_offset(path, key);
     // The object the offset was found in is libpython itself, by the name given or by its real path.
-    const bool same_object = cached && (cached->object == libpython || names_file(cached->object, *id));
-    if (same_object && cached_offset_holds(api, base, *cached, on)) {
+    const auto holds = [&](const std::optional<GilOffset>& o) {
+      return o && (o->object == libpython || names_file(o->object, *id)) && cached_offset_holds(api, base, *o, on);
+    };
+    // A handed offset may be stale (a run since located again and wrote the file): then the file's.
+    std::optional<GilOffset> cached = handed_offset(handed, key);
+    if (!holds(cached)) cached = read_gil_offset(path, key);
+    if (holds(cached)) {
       protocol::GilEvent event = event_from_cache(base, cached->object, *cached);
       event.locate_ns = monotonic_ns() - t0;
       return event;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/events.hpp"
 #include "python/capi.hpp"
@@ -26,8 +27,10 @@ protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter);
 
 // The main interpreter's GIL before the case: from the per-build offset cache in `cache_dir`
 // (runner/gil_offset_cache) when this run's check of it passes, else located as above and written back.
-// `libpython`: the file the runner loaded. An empty `cache_dir`: always located. The GIL must be held.
-protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython);
+// `libpython`: the file the runner loaded. `handed`: cache files the orchestrator read for this build
+// (RunnerSpec::gil_offsets), tried before the disk. An empty `cache_dir`: always located. The GIL must be held.
+protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython,
+                                   const std::vector<std::string>& handed = {});
 
 // Before the case, in the main interpreter: from now on, an audit hook hears any other interpreter of
 // this process act (its imports as it starts, at least). Without one (a libpython that lacks

@@ -155,6 +155,20 @@ bool write_gil_offset(const std::string& path, const std::string& identity, cons
   }
 }
 
+std::vector<std::string> cached_gil_offset_files(const std::string& dir, const std::string& libpython) {
+  std::vector<std::string> out;
+  const std::optional<LibraryIdentity> id = dir.empty() ? std::nullopt : library_identity(libpython);
+  if (!id) return out;
+  for (const std::optional<bool> gil_on : {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
+    try {
+      if (auto file = read_private_file(gil_offset_cache_path(dir, gil_offset_key(*id, gil_on)))) out.push_back(std::move(*file));
+    } catch (const std::exception&) {
+      // not ours, or unreadable: the run reads (or locates) for itself
+    }
+  }
+  return out;
+}
+
 std::uintptr_t object_base_of(const void* address) {
   ObjectQuery q{reinterpret_cast<std::uintptr_t>(address), 0};
   ::dl_iterate_phdr(find_object, &q);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gilhost {
 
@@ -65,6 +66,12 @@ std::optional<GilOffset> decode_gil_offset(const std::string& file, const std::s
 // Never throw: a cache that cannot be read or written is only a slower run.
 std::optional<GilOffset> read_gil_offset(const std::string& path, const std::string& identity);
 bool write_gil_offset(const std::string& path, const std::string& identity, const GilOffset& offset);
+
+// The cache files in `dir` that may hold `libpython`'s offset (its identity with the GIL on, off, or not
+// said), as they are on disk. The orchestrator reads them once per cell and hands them to each run in its
+// spec (RunnerSpec::gil_offsets), so that a run reads no file for its offset (a stat, an open, a read and
+// their checks: ~0.07 ms on a slow VM); the run decodes them with its own key as it would a file it read.
+std::vector<std::string> cached_gil_offset_files(const std::string& dir, const std::string& libpython);
 
 // Where the object (the program or a shared library) holding `address` begins in memory, as dladdr's
 // dli_fbase says it; 0 when no loaded object holds it. From the program headers (dl_iterate_phdr): dladdr

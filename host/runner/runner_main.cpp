@@ -263,7 +263,7 @@ int main(int argc, char** argv) {
   events.send(gilhost::protocol::ReadyEvent{own_pid(), startup.init_ns, main_at, load_ns});
   bool gil_off_at_start = false;
   if (spec.locate_gil) {
-    const gilhost::protocol::GilEvent gil = gilhost::locate_main_gil(api, spec.bootstrap_cache_dir, spec.libpython);
+    const gilhost::protocol::GilEvent gil = gilhost::locate_main_gil(api, spec.bootstrap_cache_dir, spec.libpython, spec.gil_offsets);
     gil_off_at_start = !gil.has_gil;
     events.send(gil);
   }

@@ -70,6 +70,7 @@ nlohmann::json RunnerSpec::to_json() const {
           {"module", module},       {"mode", mode},           {"function", function},     {"setup", setup}, {"kwargs", to_wire(kwargs)},
           {"subinterpreters", subinterpreters}, {"gil", gil},
           {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}, {"locate_gil", locate_gil}};
+  if (!gil_offsets.empty()) j["gil_offsets"] = gil_offsets;
   put_argv(j, argv);
   return j;
 }
@@ -133,6 +134,7 @@ RunnerSpec RunnerSpec::from_text(std::string_view text) {
   s.gil = text_at(*j, "gil", "own");
   s.free_threaded = flag_at(*j, "free_threaded", false);
   s.bootstrap_cache_dir = text_at(*j, "bootstrap_cache_dir", "");
+  s.gil_offsets = texts_at(*j, "gil_offsets");
   s.locate_gil = flag_at(*j, "locate_gil", true);
   return s;
 }

@@ -208,6 +208,19 @@ TEST_CASE("RunnerSpec: kwargs keep NaN and infinities through the command line's
   CHECK(back.kwargs["dollars"] == json({{"$$x", 1}, {"$", 2}}));
 }
 
+TEST_CASE("RunnerSpec: the GIL offset files handed over come back byte for byte, and only when there are some",
+          "[bootstrap][gil_offset_cache]") {
+  gilhost::RunnerSpec spec;
+  spec.executable = "/usr/bin/python3";
+  spec.script = "/tmp/s.py";
+  CHECK_FALSE(spec.to_json().contains("gil_offsets"));
+  CHECK(gilhost::RunnerSpec::from_text(spec.to_json().dump()).gil_offsets.empty());
+  spec.gil_offsets = {"gilhost-gil-offset 2\ndev=1 ino=2\nobject /a b\ngil 5 -8\n0123\n", "nogil\n"};
+  CHECK(gilhost::RunnerSpec::from_text(spec.to_json().dump()).gil_offsets == spec.gil_offsets);
+  const std::string both = R"({"executable": "/p", "script": "/s", )";
+  CHECK_THROWS_WITH(gilhost::RunnerSpec::from_text(both + R"("gil_offsets": "x"})"), Catch::Matchers::Contains("'gil_offsets' is not a list"));
+}
+
 TEST_CASE("RunnerSpec::from_text says what is wrong with a spec", "[bootstrap]") {
   using gilhost::RunnerSpec;
   using Catch::Contains;

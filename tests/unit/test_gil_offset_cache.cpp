@@ -110,6 +110,38 @@ TEST_CASE("GIL offset cache: a changed library is a miss, the same one a hit", "
   CHECK_FALSE(read_gil_offset(path, before->key));
 }
 
+TEST_CASE("GIL offset cache: the orchestrator hands a run its build's files, and no other build's",
+          "[gil_offset_cache]") {
+  gilhost_test::TempDir dir;
+  const std::string cache = dir.str() + "/cache";
+  const std::string lib = dir.str() + "/libpython3.13.so", other = dir.str() + "/libother.so";
+  std::ofstream(lib) << "a build";
+  std::ofstream(other) << "another build";
+  CHECK(cached_gil_offset_files(cache, lib).empty());  // nothing cached yet
+  const auto id = library_identity(lib), other_id = library_identity(other);
+  REQUIRE(id);
+  REQUIRE(other_id);
+  // A GIL build of 3.13+ (its key says the GIL is on) and the same file with the GIL off; another build's.
+  const std::string on = gil_offset_key(*id, true), off = gil_offset_key(*id, false);
+  GilOffset none;
+  none.has_gil = false;
+  REQUIRE(write_gil_offset(gil_offset_cache_path(cache, on), on, with_gil(4096, 8)));
+  REQUIRE(write_gil_offset(gil_offset_cache_path(cache, off), off, none));
+  REQUIRE(write_gil_offset(gil_offset_cache_path(cache, other_id->key), other_id->key, with_gil(64, 0)));
+  const std::vector<std::string> handed = cached_gil_offset_files(cache, lib);
+  REQUIRE(handed.size() == 2);
+  // Each decodes with the key the run will compute, as the file would: the run reads none.
+  CHECK(decode_gil_offset(handed[0], on) == with_gil(4096, 8));
+  CHECK(decode_gil_offset(handed[1], off) == none);
+  CHECK_FALSE(decode_gil_offset(handed[0], other_id->key));
+  CHECK(cached_gil_offset_files(cache, other).size() == 1);
+  CHECK(cached_gil_offset_files("", lib).empty());  // no cache: the run locates
+  CHECK(cached_gil_offset_files(cache, dir.str() + "/missing.so").empty());
+  // A file others may write is not handed over, as a run would not read it.
+  ::chmod(gil_offset_cache_path(cache, on).c_str(), 0666);
+  CHECK(cached_gil_offset_files(cache, lib).size() == 1);
+}
+
 TEST_CASE("GIL offset cache: a cached offset is read only inside a writable segment", "[gil_offset_cache]") {
   g_writable_word = 1;
   const std::uintptr_t base = base_of(&g_writable_word);
