@@ -416,7 +416,7 @@ std::vector<std::string> cell_argv(const Experiment& ex, const PlannedRun& run, 
   RunnerSpec spec = runner_spec(*run.c, *run.interp);
   spec.bootstrap_cache_dir = options.bootstrap_cache_dir;
   spec.locate_gil = ex.thread_states;
-  if (spec.locate_gil) spec.gil_offsets = cached_gil_offset_files(spec.bootstrap_cache_dir, spec.libpython);
+  if (spec.locate_gil) spec.gil_offsets = handed_gil_offsets(spec.bootstrap_cache_dir, spec.libpython);
   return child_argv(spec, *run.interp, options.runner_path, options.event_fd, watch_fd_of(options),
                     token_fd_of(options));
 }

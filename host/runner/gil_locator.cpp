@@ -185,37 +185,35 @@ std::optional<GilOffset> offset_of(const py::Api& api, const protocol::GilEvent&
   return out;
 }
 
-// The offset a file the orchestrator handed over keeps for `key` (RunnerSpec::gil_offsets), if any.
-std::optional<GilOffset> handed_offset(const std::vector<std::string>& handed, const std::string& key) {
-  for (const std::string& file : handed)
-    if (auto offset = decode_gil_offset(file, key)) return offset;
-  return std::nullopt;
+// The event of a cached offset that held, with the time its check took.
+protocol::GilEvent cached_event(std::uintptr_t base, const GilOffset& o, std::int64_t t0) {
+  protocol::GilEvent event = event_from_cache(base, o.object, o);
+  event.locate_ns = monotonic_ns() - t0;
+  return event;
 }
 
 }  // namespace
 
 protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython,
-                                   const std::vector<std::string>& handed) {
+                                   const std::vector<HandedGilOffset>& handed) {
   const std::int64_t t0 = monotonic_ns();
-  const std::optional<LibraryIdentity> id = cache_dir.empty() ? std::nullopt : library_identity(libpython);
   const std::uintptr_t base = object_base_of(reinterpret_cast<const void*>(api.PyInterpreterState_Get));
+  const bool can_check = base != 0 && api.PyThreadState_Get && api.PyImport_ImportModule;
+  const std::optional<bool> on = can_check ? gil_enabled_sys(api) : std::nullopt;
+  if (can_check)
+    for (const HandedGilOffset& h : handed)
+      if (h.gil_on == on && cached_offset_holds(api, base, h.offset, on)) return cached_event(base, h.offset, t0);
+  // None handed, or a stale one (a run since located again and wrote the file): the file's.
+  const std::optional<LibraryIdentity> id = cache_dir.empty() || !can_check ? std::nullopt : library_identity(libpython);
   std::string path, key;
-  if (id && base != 0 && api.PyThreadState_Get && api.PyImport_ImportModule) {
-    const std::optional<bool> on = gil_enabled_sys(api);
+  if (id) {
     key = gil_offset_key(*id, on);
     path = gil_offset_cache_path(cache_dir, key);
+    const std::optional<GilOffset> cached = read_gil_offset(path, key);
     // The object the offset was found in is libpython itself, by the name given or by its real path.
-    const auto holds = [&](const std::optional<GilOffset>& o) {
-      return o && (o->object == libpython || names_file(o->object, *id)) && cached_offset_holds(api, base, *o, on);
-    };
-    // A handed offset may be stale (a run since located again and wrote the file): then the file's.
-    std::optional<GilOffset> cached = handed_offset(handed, key);
-    if (!holds(cached)) cached = read_gil_offset(path, key);
-    if (holds(cached)) {
-      protocol::GilEvent event = event_from_cache(base, cached->object, *cached);
-      event.locate_ns = monotonic_ns() - t0;
-      return event;
-    }
+    if (cached && (cached->object == libpython || names_file(cached->object, *id)) &&
+        cached_offset_holds(api, base, *cached, on))
+      return cached_event(base, *cached, t0);
   }
   protocol::GilEvent event = locate_gil(api, 0);
   if (!path.empty())

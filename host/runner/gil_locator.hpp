@@ -15,6 +15,7 @@
 
 #include "protocol/events.hpp"
 #include "python/capi.hpp"
+#include "runner/gil_offset_cache.hpp"
 
 namespace gilhost {
 
@@ -27,10 +28,11 @@ protocol::GilEvent locate_gil(const py::Api& api, std::int64_t interpreter);
 
 // The main interpreter's GIL before the case: from the per-build offset cache in `cache_dir`
 // (runner/gil_offset_cache) when this run's check of it passes, else located as above and written back.
-// `libpython`: the file the runner loaded. `handed`: cache files the orchestrator read for this build
-// (RunnerSpec::gil_offsets), tried before the disk. An empty `cache_dir`: always located. The GIL must be held.
+// `libpython`: the file the runner loaded. `handed`: the offsets the orchestrator read from that cache for
+// this build (RunnerSpec::gil_offsets), checked before the disk is. An empty `cache_dir`: always located.
+// The GIL must be held.
 protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_dir, const std::string& libpython,
-                                   const std::vector<std::string>& handed = {});
+                                   const std::vector<HandedGilOffset>& handed = {});
 
 // Before the case, in the main interpreter: from now on, an audit hook hears any other interpreter of
 // this process act (its imports as it starts, at least). Without one (a libpython that lacks

@@ -155,16 +155,15 @@ bool write_gil_offset(const std::string& path, const std::string& identity, cons
   }
 }
 
-std::vector<std::string> cached_gil_offset_files(const std::string& dir, const std::string& libpython) {
-  std::vector<std::string> out;
+std::vector<HandedGilOffset> handed_gil_offsets(const std::string& dir, const std::string& libpython) {
+  std::vector<HandedGilOffset> out;
   const std::optional<LibraryIdentity> id = dir.empty() ? std::nullopt : library_identity(libpython);
   if (!id) return out;
   for (const std::optional<bool> gil_on : {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
-    try {
-      if (auto file = read_private_file(gil_offset_cache_path(dir, gil_offset_key(*id, gil_on)))) out.push_back(std::move(*file));
-    } catch (const std::exception&) {
-      // not ours, or unreadable: the run reads (or locates) for itself
-    }
+    const std::string key = gil_offset_key(*id, gil_on);
+    const std::optional<GilOffset> offset = read_gil_offset(gil_offset_cache_path(dir, key), key);
+    // The object the offset was found in is libpython itself, by the name given or by its real path.
+    if (offset && (offset->object == libpython || names_file(offset->object, *id))) out.push_back({gil_on, *offset});
   }
   return out;
 }

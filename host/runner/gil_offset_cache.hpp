@@ -67,11 +67,17 @@ std::optional<GilOffset> decode_gil_offset(const std::string& file, const std::s
 std::optional<GilOffset> read_gil_offset(const std::string& path, const std::string& identity);
 bool write_gil_offset(const std::string& path, const std::string& identity, const GilOffset& offset);
 
-// The cache files in `dir` that may hold `libpython`'s offset (its identity with the GIL on, off, or not
-// said), as they are on disk. The orchestrator reads them once per cell and hands them to each run in its
-// spec (RunnerSpec::gil_offsets), so that a run reads no file for its offset (a stat, an open, a read and
-// their checks: ~0.07 ms on a slow VM); the run decodes them with its own key as it would a file it read.
-std::vector<std::string> cached_gil_offset_files(const std::string& dir, const std::string& libpython);
+// A build's offset as the orchestrator hands it to each run of a cell (RunnerSpec::gil_offsets): read from
+// the cache for the file's identity, and its object checked to name the file, once per cell; so a run
+// stats, opens, reads and decodes nothing for it (~0.07 ms a run on a slow VM). The run still checks it
+// in its own process (the holder word, the writable segment) before it trusts it, as any cached offset.
+struct HandedGilOffset {
+  std::optional<bool> gil_on;  // what its key said: nullopt for a build that cannot say (before 3.13)
+  GilOffset offset;
+  bool operator==(const HandedGilOffset& o) const { return gil_on == o.gil_on && offset == o.offset; }
+};
+// The offsets cached in `dir` for `libpython` with the GIL on, off, or not said (at most three).
+std::vector<HandedGilOffset> handed_gil_offsets(const std::string& dir, const std::string& libpython);
 
 // Where the object (the program or a shared library) holding `address` begins in memory, as dladdr's
 // dli_fbase says it; 0 when no loaded object holds it. From the program headers (dl_iterate_phdr): dladdr

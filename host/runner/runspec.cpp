@@ -65,12 +65,25 @@ void put_argv(json& j, const std::vector<std::string>& argv) {
 }
 }  // namespace
 
+namespace {
+json handed_to_json(const std::vector<HandedGilOffset>& handed) {
+  json out = json::array();
+  for (const HandedGilOffset& h : handed) {
+    json o = {{"has_gil", h.offset.has_gil}, {"word", h.offset.word_offset}, {"holder", h.offset.holder_delta},
+              {"object", h.offset.object}};
+    if (h.gil_on) o["gil_on"] = *h.gil_on;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+}  // namespace
+
 nlohmann::json RunnerSpec::to_json() const {
   nlohmann::json j = {{"libpython", libpython}, {"executable", executable}, {"script", script},
           {"module", module},       {"mode", mode},           {"function", function},     {"setup", setup}, {"kwargs", to_wire(kwargs)},
           {"subinterpreters", subinterpreters}, {"gil", gil},
           {"free_threaded", free_threaded}, {"bootstrap_cache_dir", bootstrap_cache_dir}, {"locate_gil", locate_gil}};
-  if (!gil_offsets.empty()) j["gil_offsets"] = gil_offsets;
+  if (!gil_offsets.empty()) j["gil_offsets"] = handed_to_json(gil_offsets);
   put_argv(j, argv);
   return j;
 }
@@ -99,6 +112,32 @@ std::vector<std::string> texts_at(const JsonNode& j, const char* key) {
       if (item.kind != JsonNode::Kind::string) spec_error(std::string("'") + key + "' is not a list of strings");
       out.push_back(item.text);
     }
+  }
+  return out;
+}
+std::uint64_t count_at(const JsonNode& j, const char* key) {
+  const JsonNode* v = spec_field(j, key, JsonNode::Kind::unsigned_integer, "a count");
+  return v ? v->unsigned_integer : 0;
+}
+std::int64_t signed_at(const JsonNode& j, const char* key) {
+  const JsonNode* v = j.find(key);
+  if (v && v->kind == JsonNode::Kind::integer) return v->integer;
+  if (v && (v->kind != JsonNode::Kind::unsigned_integer || v->unsigned_integer > INT64_MAX))
+    spec_error(std::string("'") + key + "' is not a 64-bit integer");
+  return v ? static_cast<std::int64_t>(v->unsigned_integer) : 0;
+}
+std::vector<HandedGilOffset> handed_at(const JsonNode& j) {
+  std::vector<HandedGilOffset> out;
+  const JsonNode* list = spec_field(j, "gil_offsets", JsonNode::Kind::array, "a list");
+  for (const JsonNode& item : list ? list->items : std::vector<JsonNode>{}) {
+    if (item.kind != JsonNode::Kind::object) spec_error("'gil_offsets' is not a list of objects");
+    HandedGilOffset h;
+    if (item.find("gil_on")) h.gil_on = flag_at(item, "gil_on", false);
+    h.offset.has_gil = flag_at(item, "has_gil", true);
+    h.offset.word_offset = count_at(item, "word");
+    h.offset.holder_delta = signed_at(item, "holder");
+    h.offset.object = text_at(item, "object", "");
+    out.push_back(std::move(h));
   }
   return out;
 }
@@ -134,7 +173,7 @@ RunnerSpec RunnerSpec::from_text(std::string_view text) {
   s.gil = text_at(*j, "gil", "own");
   s.free_threaded = flag_at(*j, "free_threaded", false);
   s.bootstrap_cache_dir = text_at(*j, "bootstrap_cache_dir", "");
-  s.gil_offsets = texts_at(*j, "gil_offsets");
+  s.gil_offsets = handed_at(*j);
   s.locate_gil = flag_at(*j, "locate_gil", true);
   return s;
 }

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/gil_offset_cache.hpp"
+
 namespace gilhost {
 
 struct RunnerSpec {
@@ -22,8 +24,8 @@ struct RunnerSpec {
   std::string gil = "own";  // subinterpreters: "own" or "shared"
   bool free_threaded = false;  // a Py_GIL_DISABLED build: what subinterpreter configs it accepts, GIL watching
   std::string bootstrap_cache_dir;  // the runner's per-build caches (compiled bootstrap, GIL offset); empty: none
-  // The build's GIL offset cache files, read by the orchestrator once per cell: the run reads none.
-  std::vector<std::string> gil_offsets;
+  // The build's cached GIL offsets, read by the orchestrator once per cell: the run reads no file for them.
+  std::vector<HandedGilOffset> gil_offsets;
   bool locate_gil = true;  // say where each interpreter's GIL lives (runner/gil_locator): thread states are on
   // gilhost's token for this run, which every event of the runner carries (protocol::Envelope): on the
   // runner's command line (--token), in exec mode in the bootstrap's spec; never in to_json().

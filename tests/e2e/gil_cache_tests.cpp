@@ -1,6 +1,7 @@
 // End to end: the runner's per-build GIL offset cache (runner/gil_offset_cache). A session's first run
 // locates the GIL and writes the offset; later runs take it from the cache after checking it, and agree
-// with the full locate; a cached offset that fails the check is located again and rewritten.
+// with the full locate; a cached offset that fails the check is located again and rewritten; a session
+// that starts with the offset cached hands it to each run, which reads no file for it.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -35,8 +36,8 @@ std::vector<Build> builds() {
   return out;
 }
 
-std::vector<json> session(const Sandbox& sb, const Build& b, const std::string& out) {
-  const auto r = sb.gilhost("run x.toml -p " + b.label + " --no-lock -o " + out);
+std::vector<json> session(const Sandbox& sb, const Build& b, const std::string& out, const std::string& toml = "x.toml") {
+  const auto r = sb.gilhost("run " + toml + " -p " + b.label + " --no-lock -o " + out);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   std::vector<json> runs;
@@ -109,5 +110,19 @@ TEST_CASE("GIL offset cache: later runs take the offset a full locate found, che
     CHECK(windows_of(again[0]) == windows_of(runs[0]));
     CHECK(again[1].value("locate_cached", false) == true);
     CHECK(gilhost::decode_gil_offset(e2e::read_text(file), key) == good);
+
+    // The offset is handed to each run in its spec, read once when the session starts: runs whose own
+    // case spoils the file on disk still take it, checked, and never locate again (read from the disk
+    // as before, runs 1 and 2 would find the junk, locate and write the file back).
+    e2e::write_text(sb.dir / "spoil.py", "import time\ndef spoil(path):\n    open(path, 'w').write('junk')\n"
+                                         "    time.sleep(0.05)\n");
+    e2e::write_text(sb.dir / "y.toml", "[experiment]\nname = \"y\"\nscript = \"spoil.py\"\nrepeat = 3\nwarmup = 0\n\n"
+                                       "[[case]]\nname = \"spoil\"\ncall = \"spoil\"\nparams = { path = " +
+                                           json(file.string()).dump() + " }\n");
+    for (const json& run : session(sb, b, "c.jsonl", "y.toml")) {
+      CHECK(run.value("locate_cached", false) == true);
+      CHECK(windows_of(run) == windows_of(runs[0]));
+    }
+    CHECK(e2e::read_text(file) == "junk");
   }
 }

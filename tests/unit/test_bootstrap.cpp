@@ -208,17 +208,31 @@ TEST_CASE("RunnerSpec: kwargs keep NaN and infinities through the command line's
   CHECK(back.kwargs["dollars"] == json({{"$$x", 1}, {"$", 2}}));
 }
 
-TEST_CASE("RunnerSpec: the GIL offset files handed over come back byte for byte, and only when there are some",
+TEST_CASE("RunnerSpec: the GIL offsets handed over come back as they went, and only when there are some",
           "[bootstrap][gil_offset_cache]") {
   gilhost::RunnerSpec spec;
   spec.executable = "/usr/bin/python3";
   spec.script = "/tmp/s.py";
   CHECK_FALSE(spec.to_json().contains("gil_offsets"));
   CHECK(gilhost::RunnerSpec::from_text(spec.to_json().dump()).gil_offsets.empty());
-  spec.gil_offsets = {"gilhost-gil-offset 2\ndev=1 ino=2\nobject /a b\ngil 5 -8\n0123\n", "nogil\n"};
+  gilhost::HandedGilOffset old_build, on, off;  // before 3.13 (no GIL state said), and 3.14t both ways
+  old_build.offset.word_offset = 0x5d1a48;
+  old_build.offset.holder_delta = -64;
+  old_build.offset.object = "/opt/my py/lib/libpython3.12.so.1.0";
+  on = old_build;
+  on.gil_on = true;
+  on.offset.holder_delta = UINT32_MAX + std::int64_t{8};
+  off.gil_on = false;
+  off.offset.has_gil = false;
+  spec.gil_offsets = {old_build, on, off};
   CHECK(gilhost::RunnerSpec::from_text(spec.to_json().dump()).gil_offsets == spec.gil_offsets);
   const std::string both = R"({"executable": "/p", "script": "/s", )";
-  CHECK_THROWS_WITH(gilhost::RunnerSpec::from_text(both + R"("gil_offsets": "x"})"), Catch::Matchers::Contains("'gil_offsets' is not a list"));
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(gilhost::RunnerSpec::from_text(both + R"("gil_offsets": "x"})"), Contains("'gil_offsets' is not a list"));
+  CHECK_THROWS_WITH(gilhost::RunnerSpec::from_text(both + R"("gil_offsets": [1]})"), Contains("not a list of objects"));
+  CHECK_THROWS_WITH(gilhost::RunnerSpec::from_text(both + R"("gil_offsets": [{"word": -1}]})"), Contains("'word' is not a count"));
+  CHECK_THROWS_WITH(gilhost::RunnerSpec::from_text(both + R"("gil_offsets": [{"holder": 1.5}]})"),
+                    Contains("'holder' is not a 64-bit integer"));
 }
 
 TEST_CASE("RunnerSpec::from_text says what is wrong with a spec", "[bootstrap]") {

@@ -110,36 +110,44 @@ TEST_CASE("GIL offset cache: a changed library is a miss, the same one a hit", "
   CHECK_FALSE(read_gil_offset(path, before->key));
 }
 
-TEST_CASE("GIL offset cache: the orchestrator hands a run its build's files, and no other build's",
+TEST_CASE("GIL offset cache: the orchestrator hands a run its build's offsets, and no other build's",
           "[gil_offset_cache]") {
   gilhost_test::TempDir dir;
   const std::string cache = dir.str() + "/cache";
   const std::string lib = dir.str() + "/libpython3.13.so", other = dir.str() + "/libother.so";
   std::ofstream(lib) << "a build";
   std::ofstream(other) << "another build";
-  CHECK(cached_gil_offset_files(cache, lib).empty());  // nothing cached yet
+  CHECK(handed_gil_offsets(cache, lib).empty());  // nothing cached yet
   const auto id = library_identity(lib), other_id = library_identity(other);
   REQUIRE(id);
   REQUIRE(other_id);
-  // A GIL build of 3.13+ (its key says the GIL is on) and the same file with the GIL off; another build's.
+  // A build of 3.13+ whose key says the GIL is on, and the same file with the GIL off; another build's.
   const std::string on = gil_offset_key(*id, true), off = gil_offset_key(*id, false);
-  GilOffset none;
+  GilOffset at = with_gil(4096, 8), none;
+  at.object = lib;
   none.has_gil = false;
-  REQUIRE(write_gil_offset(gil_offset_cache_path(cache, on), on, with_gil(4096, 8)));
+  none.object = lib;
+  REQUIRE(write_gil_offset(gil_offset_cache_path(cache, on), on, at));
   REQUIRE(write_gil_offset(gil_offset_cache_path(cache, off), off, none));
-  REQUIRE(write_gil_offset(gil_offset_cache_path(cache, other_id->key), other_id->key, with_gil(64, 0)));
-  const std::vector<std::string> handed = cached_gil_offset_files(cache, lib);
+  GilOffset others = with_gil(64, 0);
+  others.object = other;
+  REQUIRE(write_gil_offset(gil_offset_cache_path(cache, other_id->key), other_id->key, others));
+  const std::vector<HandedGilOffset> handed = handed_gil_offsets(cache, lib);
   REQUIRE(handed.size() == 2);
-  // Each decodes with the key the run will compute, as the file would: the run reads none.
-  CHECK(decode_gil_offset(handed[0], on) == with_gil(4096, 8));
-  CHECK(decode_gil_offset(handed[1], off) == none);
-  CHECK_FALSE(decode_gil_offset(handed[0], other_id->key));
-  CHECK(cached_gil_offset_files(cache, other).size() == 1);
-  CHECK(cached_gil_offset_files("", lib).empty());  // no cache: the run locates
-  CHECK(cached_gil_offset_files(cache, dir.str() + "/missing.so").empty());
-  // A file others may write is not handed over, as a run would not read it.
+  CHECK(handed[0] == HandedGilOffset{true, at});
+  CHECK(handed[1] == HandedGilOffset{false, none});
+  REQUIRE(handed_gil_offsets(cache, other).size() == 1);
+  CHECK(handed_gil_offsets(cache, other)[0] == HandedGilOffset{std::nullopt, others});  // a build before 3.13
+  CHECK(handed_gil_offsets("", lib).empty());  // no cache: the run locates
+  CHECK(handed_gil_offsets(cache, dir.str() + "/missing.so").empty());
+  // A file others may write is not handed over, as a run would not read it; nor is an offset whose
+  // object no longer names the file (moved since: a run's gil event would name a path that is gone).
   ::chmod(gil_offset_cache_path(cache, on).c_str(), 0666);
-  CHECK(cached_gil_offset_files(cache, lib).size() == 1);
+  CHECK(handed_gil_offsets(cache, lib).size() == 1);
+  GilOffset moved = none;
+  moved.object = dir.str() + "/gone.so";
+  REQUIRE(write_gil_offset(gil_offset_cache_path(cache, off), off, moved));
+  CHECK(handed_gil_offsets(cache, lib).empty());
 }
 
 TEST_CASE("GIL offset cache: a cached offset is read only inside a writable segment", "[gil_offset_cache]") {
