@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "protocol/flat_encode.hpp"
 #include "util/json_depth.hpp"
 
 namespace gilhost::protocol {
@@ -152,6 +153,11 @@ std::string encode(const Event& event) {
 }
 
 std::string encode(const Event& event, const Envelope& from) {
+  if (std::optional<std::string> line = flat_line(event, from)) return std::move(*line);
+  return encode_as_document(event, from);
+}
+
+std::string encode_as_document(const Event& event, const Envelope& from) {
   json j = std::visit([](const auto& e) { return event_json(e); }, event);
   j["pid"] = from.pid;
   j["token"] = from.token;

@@ -23,8 +23,10 @@ struct Envelope {
 
 // One line, without its newline. Strings that are not UTF-8 are written with U+FFFD in their place.
 std::string encode(const Event& event);
-// The same, with who sent it ("pid", "token"): what the runner writes.
+// The same, with who sent it ("pid", "token"): what the runner writes. Its events of every run are
+// written member by member (protocol/flat_encode), the rest as a document (encode_as_document): the same text.
 std::string encode(const Event& event, const Envelope& from);
+std::string encode_as_document(const Event& event, const Envelope& from);
 
 // The longest line gilhost takes as one event, newline excluded. The runner's own events are far smaller
 // except a case event, which carries the case's result, metrics and marks: 16 MiB leaves them room (a

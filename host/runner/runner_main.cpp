@@ -6,7 +6,6 @@
 // getrusage, with its outcome; finalized; or error when the runner itself cannot do its job (exit status 3).
 // Its exit status is the case's (SystemExit code, 1 for an exception).
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -59,17 +58,9 @@ int dup_high(int fd) {
   return high >= 0 ? high : fd;
 }
 
-// getpid() once, and again in a child of fork() (os.fork runs the atfork handlers): not a system call for
-// each event (each costs 3-15 us on a slow VM, and a run sends four events).
-pid_t g_pid = 0;
-pid_t own_pid() {
-  if (g_pid == 0) {
-    static const int registered = ::pthread_atfork(nullptr, nullptr, [] { g_pid = 0; });
-    (void)registered;
-    g_pid = ::getpid();
-  }
-  return g_pid;
-}
+// A system call for each event (1-3 us here), where pthread_atfork, to take it once and again in a child
+// of fork(), cost a run 45 us at its first call.
+pid_t own_pid() { return ::getpid(); }
 
 struct EventChannel {
   int fd = -1;
@@ -269,8 +260,11 @@ int main(int argc, char** argv) {
   }
 
   int exit_code = 0;
+  // Kept, mapped, until the process exits (std::exit runs no destructor of main's): unmapping the cache
+  // file after the case cost 150-240 us a run on a 2-CPU VM (a TLB shootdown is an IPI to the other CPU,
+  // slow under nested virtualisation); the exit frees the whole address space at once.
+  const gilhost::BootstrapCode code = gilhost::BootstrapCode::prepare(api, spec.bootstrap_cache_dir);
   {
-    const gilhost::BootstrapCode code = gilhost::BootstrapCode::prepare(api, spec.bootstrap_cache_dir);
     startup.bootstrap_ns = code.prepare_ns();
     startup.bootstrap_cached = code.from_cache();
     if (spec.subinterpreters > 0) {

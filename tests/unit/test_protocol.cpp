@@ -6,6 +6,7 @@
 #include "helpers.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/event_log.hpp"
+#include "protocol/flat_encode.hpp"
 #include "run/child.hpp"
 #include "run/plan.hpp"
 #include "util/clock.hpp"
@@ -416,4 +417,60 @@ TEST_CASE("protocol: a GIL located after the case is in protocol order; any othe
   CHECK(log.first_foreign.find("out of protocol order") != std::string::npos);
   log.take_line(protocol::encode(protocol::FinalizedEvent{1, 2, 0, 3}, runner));
   CHECK(log.finalized);
+}
+
+TEST_CASE("protocol: the runner's events written member by member are the document's text, byte for byte",
+          "[protocol]") {
+  const protocol::Envelope from{4242, "tok-3f9a"};
+  protocol::ReadyEvent ready{4242, 25'000'000, 53'000'000'000'000, 3'500'000};
+  protocol::GilEvent cached;
+  cached.has_gil = true;
+  cached.futex_lo = 0x7f0000001000;
+  cached.futex_hi = 0x7f0000001100;
+  cached.object = "/opt/py 3.14/lib/libpython3.14.so.1.0";
+  cached.object_offset = 5979632;
+  cached.locate_ns = 70'000;
+  cached.from_cache = true;
+  protocol::GilEvent none;  // a free-threaded build's GIL off: no window, no object
+  none.helper_tid = 77;
+  protocol::GilEvent after = cached;
+  after.after_case = true;
+  after.from_cache = false;
+  after.note = "seen after the case";
+  protocol::CaseEvent c;
+  c.start_ns = 10;
+  c.end_ns = 20;
+  c.wall_ns = 10;
+  c.prepare_ns = 300'000;
+  c.init_ns = 24'000'000;
+  c.bootstrap_ns = 450'000;
+  c.bootstrap_cached = true;
+  c.cpu = {1, 2, 3, 4, 10, 5, 6};
+  c.outcome_json = R"({"has_result":true,"result":[1,"x"],"exit_code":0})";
+  protocol::CaseEvent noted = c;
+  noted.note = "ran in the main interpreter";
+  noted.bootstrap_cached.reset();
+  noted.init_ns.reset();
+  protocol::FinalizedEvent fin{2'700'000, 9852, -1, 53'000'100'000'000};
+  for (const protocol::Event& e : std::vector<protocol::Event>{ready, cached, none, after, c, noted, fin}) {
+    const auto flat = protocol::flat_line(e, from);
+    REQUIRE(flat);
+    CHECK(*flat == protocol::encode_as_document(e, from));
+    CHECK(protocol::encode(e, from) == *flat);
+  }
+  // What it does not write, the document does: text that needs escaping, a case with its outcome as a
+  // struct, subinterpreters, errors; encode's text is still the document's.
+  protocol::GilEvent odd = cached;
+  odd.object = "/opt/\"quoted\"/lib\xff.so";
+  protocol::CaseEvent structured = c;
+  structured.outcome_json.clear();
+  protocol::CaseEvent subs = c;
+  subs.mode = protocol::RunMode::subinterpreters;
+  const protocol::Envelope odd_token{1, "t\n"};
+  for (const protocol::Event& e : std::vector<protocol::Event>{odd, structured, subs, protocol::RunnerErrorEvent{}}) {
+    CHECK_FALSE(protocol::flat_line(e, from));
+    CHECK(protocol::encode(e, from) == protocol::encode_as_document(e, from));
+  }
+  CHECK_FALSE(protocol::flat_line(ready, odd_token));
+  CHECK(protocol::encode(ready, odd_token) == protocol::encode_as_document(ready, odd_token));
 }
