@@ -73,9 +73,10 @@ Bootstrap::Bootstrap(const py::Api& api, const RunnerSpec& spec, int index, cons
   // `_spec` first, built as objects (nothing to compile), and the compiler for the script; then the
   // bootstrap's code, which reads them.
   const py::Ref spec_dict = py::to_python(api, spec.python_spec(index));
-  const py::Ref compiler = script_compiler(api);
-  if (!spec_dict || !compiler || api.PyDict_SetItemString(ns_.get(), "_spec", spec_dict.get()) != 0 ||
-      api.PyDict_SetItemString(ns_.get(), "_compile_c", compiler.get()) != 0 || !code.exec_in(api, ns_.get())) {
+  const py::Ref compiler = script_compiler(api), pyc = pyc_reader(api);
+  if (!spec_dict || !compiler || !pyc || api.PyDict_SetItemString(ns_.get(), "_spec", spec_dict.get()) != 0 ||
+      api.PyDict_SetItemString(ns_.get(), "_compile_c", compiler.get()) != 0 ||
+      api.PyDict_SetItemString(ns_.get(), "_read_pyc_c", pyc.get()) != 0 || !code.exec_in(api, ns_.get())) {
     api.PyErr_Print();
     error_ = "the runner's bootstrap failed in this interpreter (traceback on stderr)";
     return;

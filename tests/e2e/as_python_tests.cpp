@@ -155,3 +155,72 @@ TEST_CASE("a script finds the descriptors python would, and the event pipe", "[e
     CHECK(runs.size() == 1);
   }
 }
+
+namespace {
+// Builds the script `s.py` (its f() returns [V, whether its code's file name is the module's __file__])
+// and its bytecode cache as argv[1] says, the same way each time:
+// - fresh: a pyc of V = 3 whose header matches the source of V = 1 (same size, the same mtime): the
+//   import system trusts the header and runs the pyc's code;
+// - stale: the same, the source's mtime moved on: the source is compiled (V = 1);
+// - unchecked / checked: hash-based pycs of V = 3 (run as they are / checked against the source);
+// - moved: a fresh pyc made in another folder, then moved here with its source: its code's file name
+//   is fixed to the new path.
+constexpr const char* kMakePyc = R"PY(
+import os, py_compile, shutil, sys
+mode = sys.argv[1]
+def source(v):
+    return "import sys\n\ndef f():\n    return [%d, f.__code__.co_filename == __file__]\n" % v
+def write(path, v, mtime_ns=None):
+    with open(path, "w") as out:
+        out.write(source(v))
+    if mtime_ns is not None:
+        os.utime(path, ns=(mtime_ns, mtime_ns))
+shutil.rmtree("__pycache__", ignore_errors=True)
+shutil.rmtree("elsewhere", ignore_errors=True)
+if mode == "moved":
+    os.mkdir("elsewhere")
+    write("elsewhere/s.py", 1)
+    py_compile.compile("elsewhere/s.py", doraise=True)
+    os.replace("elsewhere/s.py", "s.py")
+    os.replace("elsewhere/__pycache__", "__pycache__")
+else:
+    write("s.py", 3, 1_700_000_000_000_000_000)
+    inv = {"unchecked": py_compile.PycInvalidationMode.UNCHECKED_HASH,
+           "checked": py_compile.PycInvalidationMode.CHECKED_HASH}.get(mode, py_compile.PycInvalidationMode.TIMESTAMP)
+    py_compile.compile("s.py", doraise=True, invalidation_mode=inv)
+    write("s.py", 1, 1_700_000_000_000_000_000 if mode != "stale" else 1_700_000_100_000_000_000)
+)PY";
+}  // namespace
+
+TEST_CASE("a script's bytecode cache is taken, or passed over, as the import system does", "[e2e][as_python]") {
+  const auto all = e2e::shared_builds();
+  REQUIRE_FALSE(all.empty());
+  // The oldest and the newest: the pyc's header and the loader's checks are the same on every build.
+  for (const auto& b : {all.front(), all.back()}) {
+    Sandbox sb("pyc");
+    e2e::write_text(sb.dir / "mkpyc.py", kMakePyc);
+    e2e::write_text(sb.dir / "probe.py", "import json, s\nprint(json.dumps(s.f()))\n");
+    e2e::write_text(sb.dir / "x.toml", "[experiment]\nname = \"x\"\nscript = \"s.py\"\nrepeat = 1\nwarmup = 0\n\n"
+                                       "[[case]]\nname = \"f\"\ncall = \"f\"\n");
+    const std::string env = "PYTHONDONTWRITEBYTECODE=1";  // the cache stays as made
+    for (const std::string mode : {"fresh", "stale", "unchecked", "checked", "moved"}) {
+      INFO(b.label << ", " << mode);
+      REQUIRE(e2e::python_script(b, sb, "mkpyc.py " + mode, env).exit_code == 0);
+      const auto plain = e2e::python_script(b, sb, "probe.py", env);
+      INFO(plain.err);
+      REQUIRE(plain.exit_code == 0);
+      const json expected = json::parse(plain.out);
+      // What each mode is for: the pyc's code where the import system takes it, the source's where not.
+      const int v = mode == "stale" || mode == "checked" || mode == "moved" ? 1 : 3;
+      CHECK(expected == json::array({v, true}));
+      REQUIRE(e2e::python_script(b, sb, "mkpyc.py " + mode, env).exit_code == 0);
+      const auto r = sb.gilhost_in_env(env, "run x.toml -p " + b.label + " --no-lock -o a.jsonl");
+      INFO(r.out << r.err);
+      REQUIRE(r.exit_code == 0);
+      const std::vector<json> runs = e2e::run_records(sb.dir / "a.jsonl");
+      REQUIRE(runs.size() == 1);
+      CHECK(runs[0].at("result") == expected);
+      std::filesystem::remove(sb.dir / "a.jsonl");
+    }
+  }
+}
