@@ -13,6 +13,21 @@ namespace gilhost {
 
 namespace {
 
+// What a view's ratio cell without a direction means, under the views, where one is shown.
+std::string views_legend_text(const std::vector<Headline>& headlines, std::size_t width) {
+  bool unsure = false, no_difference = false;
+  for (const Headline& h : headlines)
+    for (const HeadlineValue& v : h.values) {
+      unsure = unsure || v.text.find("x?") != std::string::npos;
+      no_difference = no_difference || starts_with(v.text, "no diff.");
+    }
+  std::string out;
+  if (unsure)
+    out += wrap_text("x?: fewer than 6 pairs, too few for a 95 % interval (one pair has none): the figure, no direction stated", width) + "\n";
+  if (no_difference) out += wrap_text("no diff.: no measurable difference, the 95 % interval holds 1", width) + "\n";
+  return out;
+}
+
 constexpr std::size_t kTerminalWidth = 80;
 constexpr std::size_t kCellsPerReading = 4;  // named per reading where the width is limited; the rest counted
 
@@ -152,7 +167,10 @@ std::string section_text(const Section& s, const TextOptions& o) {
   for (const auto& note : s.notes) out += "note: " + note + "\n";
   out += evidence_text(s);
   // The answer last, nearest the prompt: the views, then what the threads' time says.
-  if (!s.headlines.empty()) out += "\nviews (the experiment file's [[view]]):\n" + wide_table_text(s.headlines_table, o.width);
+  if (!s.headlines.empty()) {
+    out += "\nviews (the experiment file's [[view]]):\n" + wide_table_text(s.headlines_table, o.width);
+    out += views_legend_text(s.headlines, o.width);
+  }
   out += states_block_text(s.summary, o.width == 0 ? 0 : std::min(o.width, kTerminalWidth), o.results_file);
   if (!s.readings.empty()) out += readings_text(s.readings, o);
   return out;

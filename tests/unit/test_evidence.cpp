@@ -121,6 +121,9 @@ TEST_CASE("evidence: a headline ratio of one run is not a speedup", "[evidence][
   const std::string text = render_text(m, TextOptions{});
   CHECK_THAT(text, Contains("1.83x? n=1"));
   CHECK_THAT(text, !Contains("1.83x ") && !Contains("no diff."));
+  // Under the views, what the "?" means; no line for a "no diff." that is not shown.
+  CHECK_THAT(text, Contains("x?: fewer than 6 pairs, too few for a 95 % interval (one pair has none)"));
+  CHECK_THAT(text, !Contains("no diff.: "));
   const json view = summary_json(m)["experiments"][0]["views"][0]["values"][0];
   CHECK(view["n"] == 1);
   CHECK(view["ci95"].is_null());
@@ -135,6 +138,7 @@ TEST_CASE("evidence: a headline ratio of one run is not a speedup", "[evidence][
   CHECK(j["n"] == 6);
   REQUIRE(j["ci95"].is_array());
   CHECK(j["ci95"][0].get<double>() == Approx(1.79));
+  CHECK_THAT(render_text(six, TextOptions{}), !Contains("x?: ") && !Contains("no diff.: "));  // nothing to explain
 }
 
 TEST_CASE("evidence: wall_s carries ci95, or the level the range reaches", "[evidence][json]") {
