@@ -210,9 +210,7 @@ protocol::GilEvent locate_main_gil(const py::Api& api, const std::string& cache_
     key = gil_offset_key(*id, on);
     path = gil_offset_cache_path(cache_dir, key);
     const std::optional<GilOffset> cached = read_gil_offset(path, key);
-    // The object the offset was found in is libpython itself, by the name given or by its real path.
-    if (cached && (cached->object == libpython || names_file(cached->object, *id)) &&
-        cached_offset_holds(api, base, *cached, on))
+    if (cached && offset_names_library(*cached, libpython, *id) && cached_offset_holds(api, base, *cached, on))
       return cached_event(base, *cached, t0);
   }
   protocol::GilEvent event = locate_gil(api, 0);

@@ -101,6 +101,10 @@ bool names_file(const std::string& path, const LibraryIdentity& id) {
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino;
 }
 
+bool offset_names_library(const GilOffset& offset, const std::string& libpython, const LibraryIdentity& id) {
+  return offset.object == libpython || names_file(offset.object, id);
+}
+
 std::string real_path_of(const std::string& path) {
   char real[PATH_MAX];
   return ::realpath(path.c_str(), real) ? std::string(real) : std::string();
@@ -162,8 +166,7 @@ std::vector<HandedGilOffset> handed_gil_offsets(const std::string& dir, const st
   for (const std::optional<bool> gil_on : {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
     const std::string key = gil_offset_key(*id, gil_on);
     const std::optional<GilOffset> offset = read_gil_offset(gil_offset_cache_path(dir, key), key);
-    // The object the offset was found in is libpython itself, by the name given or by its real path.
-    if (offset && (offset->object == libpython || names_file(offset->object, *id))) out.push_back({gil_on, *offset});
+    if (offset && offset_names_library(*offset, libpython, *id)) out.push_back({gil_on, *offset});
   }
   return out;
 }

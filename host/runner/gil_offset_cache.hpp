@@ -48,6 +48,9 @@ std::optional<LibraryIdentity> library_identity(const std::string& path);
 // Whether `path` names the file `id` is of (one stat): a cached object path still does after a run found
 // it in the cache, unless the library was moved or renamed since (the same inode, the same key).
 bool names_file(const std::string& path, const LibraryIdentity& id);
+// Whether a cached offset's object is the library loaded from `libpython` (identity `id`): by the name
+// given, or by its real path still naming that file (one stat).
+bool offset_names_library(const GilOffset& offset, const std::string& libpython, const LibraryIdentity& id);
 // `path` with every link resolved, or "" when it cannot be (the full locate's check that the GIL it found
 // is in this library, runner/gil_locator).
 std::string real_path_of(const std::string& path);
